@@ -1,0 +1,75 @@
+package jsonv
+
+import "unicode/utf8"
+
+// ToWellFormed returns b with every ill-formed UTF-8 sequence replaced by
+// U+FFFD, one per maximal subpart as the WHATWG decoder (and so Node's
+// Buffer#toString) does it: "\xff\xc3(\xe2\x82" becomes "\uFFFD\uFFFD(\uFFFD".
+// Go's own decoders replace byte by byte instead.
+func ToWellFormed(b []byte) []byte {
+	out := make([]byte, 0, len(b)+8)
+	for i := 0; i < len(b); {
+		c := b[i]
+		if c < utf8.RuneSelf {
+			out = append(out, c)
+			i++
+			continue
+		}
+		n := validPrefix(b[i:])
+		if n > 0 && n == sequenceLength(c) {
+			out = append(out, b[i:i+n]...)
+			i += n
+			continue
+		}
+		out = append(out, "\uFFFD"...)
+		if n == 0 {
+			n = 1
+		}
+		i += n
+	}
+	return out
+}
+
+// sequenceLength is the length a UTF-8 sequence led by c must have, or 0 when
+// c cannot lead one.
+func sequenceLength(c byte) int {
+	switch {
+	case c >= 0xc2 && c <= 0xdf:
+		return 2
+	case c >= 0xe0 && c <= 0xef:
+		return 3
+	case c >= 0xf0 && c <= 0xf4:
+		return 4
+	}
+	return 0
+}
+
+// validPrefix returns how many bytes at the start of b form a valid UTF-8
+// sequence or a valid beginning of one (the maximal subpart), 0 when b[0]
+// cannot start a sequence.
+func validPrefix(b []byte) int {
+	need := sequenceLength(b[0])
+	if need == 0 {
+		return 0
+	}
+	lower, upper := byte(0x80), byte(0xbf)
+	switch b[0] {
+	case 0xe0:
+		lower = 0xa0
+	case 0xed:
+		upper = 0x9f
+	case 0xf0:
+		lower = 0x90
+	case 0xf4:
+		upper = 0x8f
+	}
+	n := 1
+	for n < need && n < len(b) {
+		if b[n] < lower || b[n] > upper {
+			break
+		}
+		lower, upper = 0x80, 0xbf
+		n++
+	}
+	return n
+}

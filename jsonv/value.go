@@ -1,0 +1,371 @@
+// Package jsonv is JSON exactly as JavaScript's JSON.parse and JSON.stringify
+// treat it, which is what dsh writes and reads.
+//
+// A Value keeps what Go's encoding/json loses: object key order (with
+// JavaScript's rule that array-index keys come first, ascending), a duplicate
+// key's first position with its last value, UTF-16 strings whose lone
+// surrogates survive a round trip, and numbers as float64 written the way
+// Number::toString writes them.
+//
+// Parse is lazy: it validates the whole text once and decodes an array or an
+// object only when it is first looked into. A subtree whose text is already
+// what JSON.stringify would write (dsh's own files always are) is copied back
+// as raw bytes by Append, so untouched payloads cost one scan and a copy.
+//
+// Values are immutable; With, Without and the constructors return new values.
+// A Value that came from Parse refers to the parsed bytes, which must not
+// change while it is in use. Values are not safe for concurrent use while
+// lazily decoded parts are being looked into for the first time.
+package jsonv
+
+import (
+	"math"
+	"strconv"
+)
+
+// Kind is the JSON type of a Value.
+type Kind uint8
+
+// The JSON kinds. The zero Value is Null.
+const (
+	Null Kind = iota
+	Bool
+	Number
+	String
+	Array
+	Object
+)
+
+var kindNames = [...]string{"null", "boolean", "number", "string", "array", "object"}
+
+// String names the kind the way JavaScript's typeof would, with "null" and
+// "array" for the two cases typeof lumps into "object".
+func (k Kind) String() string {
+	if int(k) < len(kindNames) {
+		return kindNames[k]
+	}
+	return "kind(" + strconv.Itoa(int(k)) + ")"
+}
+
+// Value is one JSON value. The zero Value is null.
+type Value struct {
+	kind Kind
+	b    bool
+	num  float64
+	str  string
+	c    *container
+}
+
+// Member is one key and value of an object.
+type Member struct {
+	Key   string
+	Value Value
+}
+
+// container holds the elements of an array or the members of an object.
+// A container made by Parse starts lazy: raw holds its text and the elements
+// are decoded on first use. raw is kept only while it is canonical, that is,
+// equal to what Append would write.
+type container struct {
+	raw       []byte
+	canonical bool
+	lazy      bool
+	elems     []Value
+	members   []Member
+}
+
+// NullValue returns JSON null.
+func NullValue() Value { return Value{} }
+
+// BoolValue returns a JSON boolean.
+func BoolValue(b bool) Value { return Value{kind: Bool, b: b} }
+
+// NumberValue returns a JSON number.
+func NumberValue(f float64) Value { return Value{kind: Number, num: f} }
+
+// IntValue returns a JSON number holding an integer.
+func IntValue(i int64) Value { return Value{kind: Number, num: float64(i)} }
+
+// StringValue returns a JSON string. s is UTF-8; a lone UTF-16 surrogate may
+// be carried in its generalized UTF-8 form (as Parse produces it).
+func StringValue(s string) Value { return Value{kind: String, str: s} }
+
+// ArrayValue returns a JSON array of the given elements.
+func ArrayValue(elems ...Value) Value {
+	return Value{kind: Array, c: &container{elems: elems}}
+}
+
+// ObjectValue returns a JSON object with the given members, ordered as
+// JavaScript orders them: array-index keys first in ascending order, then the
+// rest in the given order. A repeated key keeps its first position and its
+// last value.
+func ObjectValue(members ...Member) Value {
+	out := make([]Member, 0, len(members))
+	for _, m := range members {
+		out = setMember(out, m.Key, m.Value)
+	}
+	return Value{kind: Object, c: &container{members: out}}
+}
+
+// M is shorthand for a Member, for building objects in code.
+func M(key string, v Value) Member { return Member{Key: key, Value: v} }
+
+// Kind reports the JSON type of v.
+func (v Value) Kind() Kind { return v.kind }
+
+// IsNull reports whether v is JSON null.
+func (v Value) IsNull() bool { return v.kind == Null }
+
+// Bool returns v's boolean, and whether v is a boolean.
+func (v Value) Bool() (bool, bool) { return v.b, v.kind == Bool }
+
+// IsTrue reports whether v is the boolean true.
+func (v Value) IsTrue() bool { return v.kind == Bool && v.b }
+
+// Number returns v's number, and whether v is a number.
+func (v Value) Number() (float64, bool) { return v.num, v.kind == Number }
+
+// Str returns v's string, and whether v is a string. Lone surrogates appear
+// in their generalized UTF-8 form.
+func (v Value) Str() (string, bool) { return v.str, v.kind == String }
+
+// Text returns v's string, or "" when v is not a string.
+func (v Value) Text() string { return v.str }
+
+// IsNegZero reports whether v is the number -0, which dsh refuses wherever a
+// value must survive a JSON round trip.
+func (v Value) IsNegZero() bool {
+	return v.kind == Number && v.num == 0 && math.Signbit(v.num)
+}
+
+// SafeInt returns v as an integer when v is a safe integer in JavaScript's
+// sense (|v| ≤ 2^53−1). -0 is reported as not safe, as dsh's counts do.
+func (v Value) SafeInt() (int64, bool) {
+	if v.kind != Number || v.IsNegZero() {
+		return 0, false
+	}
+	f := v.num
+	if f != math.Trunc(f) || math.Abs(f) > maxSafeInteger {
+		return 0, false
+	}
+	return int64(f), true
+}
+
+// Count returns v as a non-negative safe integer, the shape of every seq,
+// turn and step.
+func (v Value) Count() (int64, bool) {
+	n, ok := v.SafeInt()
+	return n, ok && n >= 0
+}
+
+const maxSafeInteger = 1<<53 - 1
+
+// Len returns the number of elements of an array or members of an object,
+// and 0 for other kinds.
+func (v Value) Len() int {
+	switch v.kind {
+	case Array:
+		return len(v.elements())
+	case Object:
+		return len(v.objectMembers())
+	}
+	return 0
+}
+
+// Index returns the i-th element of an array, or null when out of range.
+func (v Value) Index(i int) Value {
+	if v.kind != Array {
+		return Value{}
+	}
+	elems := v.elements()
+	if i < 0 || i >= len(elems) {
+		return Value{}
+	}
+	return elems[i]
+}
+
+// Elements returns the elements of an array (nil for other kinds). The slice
+// belongs to v and must not be modified.
+func (v Value) Elements() []Value {
+	if v.kind != Array {
+		return nil
+	}
+	return v.elements()
+}
+
+// Members returns the members of an object in JavaScript order (nil for other
+// kinds). The slice belongs to v and must not be modified.
+func (v Value) Members() []Member {
+	if v.kind != Object {
+		return nil
+	}
+	return v.objectMembers()
+}
+
+// Get returns the value of key in an object, and whether it is present.
+func (v Value) Get(key string) (Value, bool) {
+	if v.kind != Object {
+		return Value{}, false
+	}
+	for _, m := range v.objectMembers() {
+		if m.Key == key {
+			return m.Value, true
+		}
+	}
+	return Value{}, false
+}
+
+// Field returns the value of key in an object, or null when absent.
+func (v Value) Field(key string) Value {
+	f, _ := v.Get(key)
+	return f
+}
+
+// Has reports whether v is an object with an own key named key.
+func (v Value) Has(key string) bool {
+	_, ok := v.Get(key)
+	return ok
+}
+
+// Keys returns the keys of an object in JavaScript order.
+func (v Value) Keys() []string {
+	members := v.Members()
+	keys := make([]string, len(members))
+	for i, m := range members {
+		keys[i] = m.Key
+	}
+	return keys
+}
+
+// With returns a copy of object v with key set to val, as JavaScript's
+// {...v, [key]: val} does: an existing key keeps its position, a new one is
+// appended (or, for an array-index key, put in its numeric place). With on a
+// non-object returns an object holding only key.
+func (v Value) With(key string, val Value) Value {
+	old := v.Members()
+	members := make([]Member, len(old), len(old)+1)
+	copy(members, old)
+	members = setMember(members, key, val)
+	return Value{kind: Object, c: &container{members: members}}
+}
+
+// Without returns a copy of object v without the given keys; the others keep
+// their order.
+func (v Value) Without(keys ...string) Value {
+	old := v.Members()
+	members := make([]Member, 0, len(old))
+	for _, m := range old {
+		if !contains(keys, m.Key) {
+			members = append(members, m)
+		}
+	}
+	return Value{kind: Object, c: &container{members: members}}
+}
+
+// WithIndex returns a copy of array v with element i replaced by val.
+func (v Value) WithIndex(i int, val Value) Value {
+	old := v.Elements()
+	elems := make([]Value, len(old))
+	copy(elems, old)
+	if i >= 0 && i < len(elems) {
+		elems[i] = val
+	}
+	return Value{kind: Array, c: &container{elems: elems}}
+}
+
+func contains(keys []string, key string) bool {
+	for _, k := range keys {
+		if k == key {
+			return true
+		}
+	}
+	return false
+}
+
+// setMember sets key in an ordered member list with JavaScript's rules and
+// returns the list.
+func setMember(members []Member, key string, val Value) []Member {
+	for i := range members {
+		if members[i].Key == key {
+			members[i].Value = val
+			return members
+		}
+	}
+	idx, isIndex := arrayIndex(key)
+	if !isIndex {
+		return append(members, Member{key, val})
+	}
+	// An array-index key goes after the smaller index keys, before the rest.
+	at := 0
+	for at < len(members) {
+		other, ok := arrayIndex(members[at].Key)
+		if !ok || other > idx {
+			break
+		}
+		at++
+	}
+	members = append(members, Member{})
+	copy(members[at+1:], members[at:])
+	members[at] = Member{key, val}
+	return members
+}
+
+// arrayIndex reports whether key is an array index in ECMAScript's sense: the
+// canonical decimal form of an integer from 0 to 2^32−2.
+func arrayIndex(key string) (uint32, bool) {
+	if key == "" || len(key) > 10 || (len(key) > 1 && key[0] == '0') {
+		return 0, false
+	}
+	var n uint64
+	for i := 0; i < len(key); i++ {
+		c := key[i]
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + uint64(c-'0')
+	}
+	if n > math.MaxUint32-1 {
+		return 0, false
+	}
+	return uint32(n), true
+}
+
+// Equal reports whether a and b are the same JSON value: same kinds, equal
+// numbers and strings, arrays equal element by element, and objects with the
+// same members in the same order.
+func Equal(a, b Value) bool {
+	if a.kind != b.kind {
+		return false
+	}
+	switch a.kind {
+	case Null:
+		return true
+	case Bool:
+		return a.b == b.b
+	case Number:
+		return a.num == b.num || (math.IsNaN(a.num) && math.IsNaN(b.num))
+	case String:
+		return a.str == b.str
+	case Array:
+		ae, be := a.elements(), b.elements()
+		if len(ae) != len(be) {
+			return false
+		}
+		for i := range ae {
+			if !Equal(ae[i], be[i]) {
+				return false
+			}
+		}
+		return true
+	}
+	am, bm := a.objectMembers(), b.objectMembers()
+	if len(am) != len(bm) {
+		return false
+	}
+	for i := range am {
+		if am[i].Key != bm[i].Key || !Equal(am[i].Value, bm[i].Value) {
+			return false
+		}
+	}
+	return true
+}
