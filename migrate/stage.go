@@ -1,0 +1,72 @@
+// Package migrate carries a dsh session of any released format to the
+// current one (v4) the way dsh's own catalog does: a codec decodes rows, a
+// chain of adjacent stateful stages (v0→v1→v2→v3→v4) transforms them one at a
+// time, and the v4 writer encodes the result. It also publishes the migrated
+// generation beside its source with dsh's file protocol.
+package migrate
+
+import (
+	"github.com/dshlog/dshlog/session"
+)
+
+// Item is what flows between stages: one event, or a compact run of events
+// that a stage which knows its type may consume without expanding it.
+type Item struct {
+	Event session.Event
+	Run   Run // nil for a plain event
+}
+
+// Run is a compact run of consecutive events (dsh's SessionFormatEventRun),
+// such as a v0/v1 packed chunk row.
+type Run interface {
+	// RunType names the kind of run, e.g. "released-assistant-chunks".
+	RunType() string
+	// FirstSeq is the seq of the run's first event.
+	FirstSeq() int64
+	// EventCount is the number of events the run stands for.
+	EventCount() int64
+	// Expand returns the run's events one by one.
+	Expand() ([]session.Event, error)
+}
+
+// Emit hands an item to the next stage (or to the sink after the last one).
+type Emit func(Item) error
+
+// StageInput is what a stage is created with, as in dsh's createStage.
+type StageInput struct {
+	SourceHeader session.Header
+	TargetHeader session.Header
+	// SourceCut is the inherited event count of the source when known up
+	// front (0 for an unseeded session), or -1 when unknown until Finish.
+	SourceCut int64
+	// Decoded is true for the first stage of a chain, which consumes codec
+	// output; later stages consume transformed events.
+	Decoded bool
+}
+
+// Stage is one adjacent migration at work on one session: stateful, fed in
+// seq order.
+type Stage interface {
+	// Transform takes the next item and emits what it becomes.
+	Transform(item Item, emit Emit) error
+	// Finish may emit trailing events and returns the target cut.
+	Finish(emit Emit) (int64, error)
+	// HeaderCut is the target cut when it is known before Finish (it then
+	// must not change), or -1.
+	HeaderCut() int64
+}
+
+// Edge is an adjacent migration from version From to From+1.
+type Edge interface {
+	// Name is dsh's package name for the edge, used in refusals, e.g.
+	// "@deepseek-ai/dsh-session-format-v2-to-v3".
+	Name() string
+	// From is the source version; the target is From+1.
+	From() int
+	// MigrateHeader returns the target header.
+	MigrateHeader(h session.Header) (session.Header, error)
+	// ValidateTargetHeader checks that the target writer could emit h.
+	ValidateTargetHeader(h session.Header) error
+	// NewStage starts migrating one session's body.
+	NewStage(in StageInput) (Stage, error)
+}
