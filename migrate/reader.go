@@ -1,3 +1,8 @@
+// Package migrate carries a dsh session of any released format to the
+// current one (v4) the way dsh's own catalog does: a codec decodes rows, a
+// chain of adjacent stateful stages (v0→v1→v2→v3→v4) transforms them one at a
+// time, and the v4 writer encodes the result. It also publishes the migrated
+// generation beside its source with dsh's file protocol.
 package migrate
 
 import (
