@@ -1,0 +1,117 @@
+package cli
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"path/filepath"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden outputs under testdata/snapshots and the scripts' cmp files")
+
+// TestMain registers the dshlog command so scripts run the real command tree.
+func TestMain(m *testing.M) {
+	testscript.Main(m, map[string]func(){
+		"dshlog": func() { os.Exit(Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
+	})
+}
+
+// TestScripts runs every testdata/script/*.txtar. Scripts see the project's
+// test data as $TESTDATA and compare outputs with its snapshots through the
+// snapshot command.
+func TestScripts(t *testing.T) {
+	testdata, err := filepath.Abs(filepath.Join("..", "testdata"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	testscript.Run(t, testscript.Params{
+		Dir:           filepath.Join("testdata", "script"),
+		UpdateScripts: *update,
+		Setup: func(env *testscript.Env) error {
+			env.Setenv("TESTDATA", testdata)
+			return nil
+		},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"snapshot": snapshotCmd(filepath.Join(testdata, "snapshots")),
+			"exitcode": exitcodeCmd,
+		},
+	})
+}
+
+// snapshotCmd returns the script command "snapshot NAME": the last command's
+// stdout must equal testdata/snapshots/NAME, which -update rewrites.
+func snapshotCmd(dir string) func(ts *testscript.TestScript, neg bool, args []string) {
+	return func(ts *testscript.TestScript, neg bool, args []string) {
+		if neg || len(args) != 1 {
+			ts.Fatalf("usage: snapshot NAME")
+		}
+		got := []byte(ts.ReadFile("stdout"))
+		path := filepath.Join(dir, filepath.FromSlash(args[0]))
+		if *update {
+			ts.Check(os.MkdirAll(filepath.Dir(path), 0o755))
+			ts.Check(os.WriteFile(path, got, 0o644))
+			return
+		}
+		want, err := os.ReadFile(path)
+		ts.Check(err)
+		if !bytes.Equal(got, want) {
+			ts.Fatalf("stdout differs from snapshot %s (rerun with -update to accept):\n%s", args[0], diffLines(string(want), string(got)))
+		}
+	}
+}
+
+// exitcodeCmd is the script command "exitcode N PROGRAM [ARGS...]": it runs
+// PROGRAM from $PATH in the script's directory with empty stdin, and its exit
+// code must be N. Its output becomes stdout and stderr for the checks after it.
+func exitcodeCmd(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 {
+		ts.Fatalf("usage: exitcode N PROGRAM [ARGS...]")
+	}
+	want, err := strconv.Atoi(args[0])
+	ts.Check(err)
+	path, err := exec.LookPath(args[1])
+	ts.Check(err)
+	cmd := exec.Command(path, args[2:]...)
+	cmd.Dir = ts.MkAbs(".")
+	cmd.Env = os.Environ()
+	for _, key := range []string{"PATH", "HOME", "TESTDATA"} {
+		cmd.Env = append(cmd.Env, key+"="+ts.Getenv(key))
+	}
+	cmd.Stdout, cmd.Stderr = ts.Stdout(), ts.Stderr()
+	got := 0
+	var exit *exec.ExitError
+	if err := cmd.Run(); errors.As(err, &exit) {
+		got = exit.ExitCode()
+	} else {
+		ts.Check(err)
+	}
+	if got != want {
+		ts.Fatalf("%s exited %d, want %d", args[1], got, want)
+	}
+}
+
+// diffLines describes where two texts first differ, line by line.
+func diffLines(want, got string) string {
+	wantLines, gotLines := strings.Split(want, "\n"), strings.Split(got, "\n")
+	for i := 0; i < len(wantLines) || i < len(gotLines); i++ {
+		var w, g string
+		if i < len(wantLines) {
+			w = wantLines[i]
+		}
+		if i < len(gotLines) {
+			g = gotLines[i]
+		}
+		if w != g || i >= len(wantLines) || i >= len(gotLines) {
+			return fmt.Sprintf("line %d:\n  want %q\n  got  %q", i+1, w, g)
+		}
+	}
+	return "texts are equal"
+}
