@@ -112,7 +112,8 @@ func (r *Reader) fill() error {
 	row, err := jsonv.Parse(line.Text)
 	if err != nil {
 		if r.issue == nil {
-			r.issue = lineError(r.lines, line.Num, session.Plainf("corrupt session log: row %d is not valid JSON", line.Num-1))
+			r.issue = &jsonl.Error{File: r.lines.Name(), Line: line.Num, Column: syntaxColumn(err),
+				Err: session.Plainf("corrupt session log: row %d is not valid JSON", line.Num-1)}
 		}
 		return nil
 	}
@@ -179,6 +180,15 @@ func restoreSnapshotRow(row jsonv.Value, seq, createdAt int64) jsonv.Value {
 		}
 	}
 	return jsonv.ObjectValue(members...)
+}
+
+// syntaxColumn returns the 1-based byte column of a JSON syntax error, or 0.
+func syntaxColumn(err error) int {
+	var syntax *jsonv.SyntaxError
+	if errors.As(err, &syntax) {
+		return syntax.Offset + 1
+	}
+	return 0
 }
 
 func lineError(lines *jsonl.Reader, line int, err error) error {
