@@ -3,6 +3,8 @@ package jsonv
 import (
 	"math"
 	"strconv"
+	"unicode/utf16"
+	"unicode/utf8"
 )
 
 // Append appends JSON.stringify(v) to dst and returns the extended slice.
@@ -105,16 +107,21 @@ func AppendString(dst []byte, s string) []byte {
 			continue
 		}
 		if c == 0xed {
-			// U+D800..U+DFFF in generalized UTF-8 is ED A0..BF xx.
-			if i+2 < len(s) && s[i+1] >= 0xa0 {
-				dst = append(dst, s[start:i]...)
-				unit := rune(c&0x0f)<<12 | rune(s[i+1]&0x3f)<<6 | rune(s[i+2]&0x3f)
-				dst = append(dst, '\\', 'u', hexDigits[unit>>12], hexDigits[unit>>8&0xf], hexDigits[unit>>4&0xf], hexDigits[unit&0xf])
-				i += 3
-				start = i
+			unit, ok := surrogateAt(s, i)
+			if !ok {
+				i++
 				continue
 			}
-			i++
+			dst = append(dst, s[start:i]...)
+			if low, ok := surrogateAt(s, i+3); ok && isHigh(unit) && !isHigh(low) {
+				// Two halves of a pair are one character to JavaScript.
+				dst = utf8.AppendRune(dst, utf16.DecodeRune(unit, low))
+				i += 6
+			} else {
+				dst = append(dst, '\\', 'u', hexDigits[unit>>12], hexDigits[unit>>8&0xf], hexDigits[unit>>4&0xf], hexDigits[unit&0xf])
+				i += 3
+			}
+			start = i
 			continue
 		}
 		dst = append(dst, s[start:i]...)
@@ -129,6 +136,17 @@ func AppendString(dst []byte, s string) []byte {
 	dst = append(dst, s[start:]...)
 	return append(dst, '"')
 }
+
+// surrogateAt returns the UTF-16 surrogate encoded in generalized UTF-8 at
+// s[i:] (ED A0..BF xx), if there is one.
+func surrogateAt(s string, i int) (rune, bool) {
+	if i+2 >= len(s) || s[i] != 0xed || s[i+1] < 0xa0 {
+		return 0, false
+	}
+	return rune(s[i]&0x0f)<<12 | rune(s[i+1]&0x3f)<<6 | rune(s[i+2]&0x3f), true
+}
+
+func isHigh(unit rune) bool { return unit < 0xdc00 }
 
 // AppendNumber appends f as ECMAScript's Number::toString writes it, and
 // null for NaN and ±Inf as JSON.stringify does.

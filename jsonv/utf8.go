@@ -1,6 +1,10 @@
 package jsonv
 
-import "unicode/utf8"
+import (
+	"strings"
+	"unicode/utf16"
+	"unicode/utf8"
+)
 
 // ToWellFormed returns b with every ill-formed UTF-8 sequence replaced by
 // U+FFFD, one per maximal subpart as the WHATWG decoder (and so Node's
@@ -72,4 +76,32 @@ func validPrefix(b []byte) int {
 		n++
 	}
 	return n
+}
+
+// joinSurrogatePairs returns s with every high surrogate directly followed by
+// a low one (both in generalized UTF-8) replaced by the UTF-8 of the pair.
+func joinSurrogatePairs(s string) string {
+	if strings.IndexByte(s, 0xed) < 0 {
+		return s
+	}
+	var out []byte
+	start := 0
+	for i := 0; i < len(s); i++ {
+		high, ok := surrogateAt(s, i)
+		if !ok || !isHigh(high) {
+			continue
+		}
+		low, ok := surrogateAt(s, i+3)
+		if !ok || isHigh(low) {
+			continue
+		}
+		out = append(out, s[start:i]...)
+		out = utf8.AppendRune(out, utf16.DecodeRune(high, low))
+		i += 5
+		start = i + 1
+	}
+	if out == nil {
+		return s
+	}
+	return string(append(out, s[start:]...))
 }

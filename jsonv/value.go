@@ -87,8 +87,11 @@ func NumberValue(f float64) Value { return Value{kind: Number, num: f} }
 func IntValue(i int64) Value { return Value{kind: Number, num: float64(i)} }
 
 // StringValue returns a JSON string. s is UTF-8; a lone UTF-16 surrogate may
-// be carried in its generalized UTF-8 form (as Parse produces it).
-func StringValue(s string) Value { return Value{kind: String, str: s} }
+// be carried in its generalized UTF-8 form (as Parse produces it). Two such
+// surrogates forming a pair, as concatenating JavaScript strings can produce,
+// are joined into the one character JavaScript sees, so that equal strings
+// have equal bytes.
+func StringValue(s string) Value { return Value{kind: String, str: joinSurrogatePairs(s)} }
 
 // ArrayValue returns a JSON array of the given elements.
 func ArrayValue(elems ...Value) Value {
