@@ -6,13 +6,13 @@ package jsonl
 import (
 	"bufio"
 	"bytes"
+	"compress/gzip"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 
 	"github.com/klauspost/compress/zstd"
-	"compress/gzip"
 )
 
 // Line is one line of a session file.

@@ -234,7 +234,7 @@ func TestOpen(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got, want := describe(lines), "[" + strings.ReplaceAll(strings.TrimSuffix(session, "\n"), "\n", "][") + "]"; got != want {
+			if got, want := describe(lines), "["+strings.ReplaceAll(strings.TrimSuffix(session, "\n"), "\n", "][")+"]"; got != want {
 				t.Errorf("lines %q, want %q", got, want)
 			}
 			if err := f.Close(); err != nil {
