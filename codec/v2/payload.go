@@ -1,0 +1,452 @@
+package v2
+
+import (
+	"github.com/dshlog/dshlog/jsonv"
+	"github.com/dshlog/dshlog/session"
+)
+
+// CheckEventPayload is dsh's assertReleasedEventPayload for a v0 or v1 event
+// (the v0→v1 edge and the decoded v1→v2 stage): the type must be in the
+// frozen inventory, data must have exactly its members with opaque members
+// lossless, and the nested payload must follow the released rules
+// (CheckPayloadSemantics).
+func CheckEventPayload(ev session.Event, version int) error {
+	d, ok := V0Disposition(ev.Type)
+	if !ok {
+		return session.Unsupportedf("format v0 contains unknown historical event type %s at seq %d; migration refuses unknown historical events even when ignorable", quote(ev.Type), ev.Seq)
+	}
+	label := ev.Type + " " + itoa(ev.Seq)
+	data, err := jsonRecord(ev.Data(), label+" data")
+	if err != nil {
+		return err
+	}
+	if ev.Type == "subagent/descriptor" {
+		if f, isNum := data.Field("version").Number(); !isNum || f != 3 {
+			v, err := countValue(data.Field("version"), label+" version")
+			if err != nil {
+				return err
+			}
+			if version == 0 {
+				return session.Unsupportedf("%s uses unsupported descriptor version %d", label, v)
+			}
+			return nil
+		}
+	}
+	if d.Inherited {
+		// dsh spreads the undefined member lists of Object.prototype's property.
+		return session.FormatErrorf("required is not iterable (cannot read property Symbol(Symbol.iterator))")
+	}
+	optional := d.Optional
+	if version == 1 && ev.Type == "session-log-deepseek/delivery-accepted" {
+		optional = append(append([]string(nil), optional...), "sessionFormatVersion")
+	}
+	if err := memberNames(data, d.Required, optional, label+" data"); err != nil {
+		return err
+	}
+	for _, key := range d.Opaque {
+		if v, ok := data.Get(key); ok && !IsLossless(v) {
+			return session.FormatErrorf("%s opaque %s is not lossless JSON", label, key)
+		}
+	}
+	return CheckPayloadSemantics(ev, version)
+}
+
+// CheckPayloadSemantics is dsh's assertReleasedPayloadSemantics: the nested
+// rules of every released event type's data, for payload generation version
+// (0, 1, 2, or 3 where v3 reuses them). Member sets are the caller's check.
+func CheckPayloadSemantics(ev session.Event, version int) error {
+	label := ev.Type + " " + itoa(ev.Seq)
+	data, err := jsonRecord(ev.Data(), label+" data")
+	if err != nil {
+		return err
+	}
+	f := func(key string) jsonv.Value { return data.Field(key) }
+	sub := func(key string) string { return label + " " + key }
+	switch ev.Type {
+	case "agent-preset/selected":
+		return stringValue(f("agentPreset"), sub("agentPreset"))
+	case "agent/inbox/spliced":
+		return all(
+			func() error { return oneOf(f("target"), sub("target"), "next-turn", "next-step") },
+			func() error { _, err := countValue(f("start"), sub("start")); return err },
+			func() error { return ifPresent(data, "removedCount", sub("removedCount"), countCheck) },
+			func() error {
+				_, err := arrayValue(f("inserted"), sub("inserted"), func(v jsonv.Value, _ string) error {
+					return messageValue(v, sub("inserted message"), version, roleUser)
+				})
+				return err
+			},
+			func() error {
+				return ifPresent(data, "outcome", sub("outcome"), func(v jsonv.Value, l string) error { return oneOf(v, l, "canceled") })
+			},
+		)
+	case "approval/asked":
+		return all(
+			func() error { return nonEmptyString(f("id"), sub("id")) },
+			func() error { return nonEmptyString(f("toolName"), sub("toolName")) },
+			func() error { return ifPresent(data, "callId", sub("callId"), nonEmptyString) },
+			func() error { return ifPresent(data, "reason", sub("reason"), stringValue) },
+		)
+	case "approval/decided":
+		return all(
+			func() error { return nonEmptyString(f("id"), sub("id")) },
+			func() error {
+				return oneOf(f("outcome"), sub("outcome"), "allowed-once", "rejected", "cancelled", "unavailable")
+			},
+		)
+	case "approval/policy":
+		return all(
+			func() error { return oneOf(f("policy"), sub("policy"), "ask", "never") },
+			func() error {
+				return ifPresent(data, "source", sub("source"), func(v jsonv.Value, l string) error { return oneOf(v, l, "delegation") })
+			},
+		)
+	case "assistant/chunk":
+		return all(
+			func() error { return coordinatePair(data, label) },
+			func() error { return streamChunkValue(f("chunk"), sub("chunk")) },
+		)
+	case "assistant/message":
+		return all(
+			func() error { return coordinatePair(data, label) },
+			func() error { return messageValue(f("message"), sub("message"), version, roleAssistant) },
+			func() error { return ifPresent(data, "usage", sub("usage"), tokenUsageValue) },
+			func() error { return ifPresent(data, "interrupted", sub("interrupted"), isTrueLiteral) },
+		)
+	case "command/done":
+		return all(
+			func() error { return nonEmptyString(f("commandId"), sub("commandId")) },
+			func() error { return oneOf(f("kind"), sub("kind"), "success", "error") },
+			func() error { return ifPresent(data, "text", sub("text"), stringValue) },
+			func() error {
+				return ifPresent(data, "sourceEventSeq", sub("sourceEventSeq"), func(v jsonv.Value, l string) error {
+					_, err := earlierSeq(v, ev.Seq, l)
+					return err
+				})
+			},
+		)
+	case "command/run":
+		return all(
+			func() error { return nonEmptyString(f("commandId"), sub("commandId")) },
+			func() error { return nonEmptyString(f("name"), sub("name")) },
+			func() error { return ifPresent(data, "args", sub("args"), stringValue) },
+			func() error {
+				source, err := exactRecord(f("source"), sub("source"), names("kind"))
+				if err != nil {
+					return err
+				}
+				return oneOf(source.Field("kind"), sub("source kind"), "user")
+			},
+		)
+	case "compaction/start", "compaction/end":
+		return all(
+			func() error { return nonEmptyString(f("compactionId"), sub("compactionId")) },
+			func() error { return ifPresent(data, "sourceCommandId", sub("sourceCommandId"), nonEmptyString) },
+			func() error {
+				if turn, ok := data.Get("turn"); ok && turn.IsNull() {
+					return nil
+				}
+				_, err := countValue(f("turn"), sub("turn"))
+				return err
+			},
+			func() error { return ifPresent(data, "error", sub("error"), stringValue) },
+		)
+	case "compaction/prune":
+		return shadowedValue(data, ev.Seq, label)
+	case "compaction/summary":
+		return all(
+			func() error {
+				if f("llmStreamCall").IsTrue() && !data.Has("rawOutput") {
+					return session.FormatErrorf("%s llmStreamCall requires rawOutput", label)
+				}
+				return nil
+			},
+			func() error { return nonEmptyString(f("compactionId"), sub("compactionId")) },
+			func() error { return ifPresent(data, "sourceCommandId", sub("sourceCommandId"), nonEmptyString) },
+			func() error { return contentBlocksValue(f("summary"), sub("summary"), version) },
+			func() error { return shadowedValue(data, ev.Seq, label) },
+			func() error { return nonEmptyString(f("provider"), sub("provider")) },
+			func() error { return nonEmptyString(f("model"), sub("model")) },
+			func() error { return ifPresent(data, "maxTokens", sub("maxTokens"), countCheck) },
+			func() error { return ifPresent(data, "usage", sub("usage"), tokenUsageValue) },
+			func() error {
+				return ifPresent(data, "rawOutput", sub("rawOutput"), func(v jsonv.Value, l string) error { return contentBlocksValue(v, l, version) })
+			},
+			func() error { return ifPresent(data, "llmStreamCall", sub("llmStreamCall"), isTrueLiteral) },
+		)
+	case "feedback/record":
+		return nonEmptyString(f("text"), sub("text"))
+	case "goal/change":
+		return goalChangeValue(data, label)
+	case "hook/invoked":
+		return all(
+			func() error { _, err := countValue(f("turn"), sub("turn")); return err },
+			func() error { return nonEmptyString(f("point"), sub("point")) },
+			func() error { return oneOf(f("dialect"), sub("dialect"), "claude-code", "codex") },
+			func() error { return ifPresent(data, "matcher", sub("matcher"), stringValue) },
+			func() error { return nonEmptyString(f("handlerId"), sub("handlerId")) },
+		)
+	case "hook/result":
+		return all(
+			func() error { _, err := countValue(f("turn"), sub("turn")); return err },
+			func() error { return nonEmptyString(f("point"), sub("point")) },
+			func() error { return nonEmptyString(f("handlerId"), sub("handlerId")) },
+			func() error { return nonEmptyString(f("decision"), sub("decision")) },
+			func() error {
+				return ifPresent(data, "exitCode", sub("exitCode"), func(v jsonv.Value, l string) error {
+					_, err := safeIntegerValue(v, l)
+					return err
+				})
+			},
+			func() error { return ifPresent(data, "stderrSummary", sub("stderrSummary"), stringValue) },
+			func() error {
+				d, err := finiteNumberValue(f("durationMs"), sub("durationMs"))
+				if err == nil && d < 0 {
+					return session.FormatErrorf("%s durationMs must be non-negative", label)
+				}
+				return err
+			},
+		)
+	case "llm/retry":
+		return llmRetryValue(data, label)
+	case "llm/retry-started":
+		return all(
+			func() error { return nonEmptyString(f("retryId"), sub("retryId")) },
+			func() error { return coordinatePair(data, label) },
+			func() error { _, err := positiveIntegerValue(f("retry"), sub("retry")); return err },
+		)
+	case "model/selection":
+		return all(
+			func() error { return nonEmptyString(f("provider"), sub("provider")) },
+			func() error { return nonEmptyString(f("model"), sub("model")) },
+			func() error { return ifPresent(data, "reasoningEffort", sub("reasoningEffort"), nonEmptyString) },
+		)
+	case "permission/preset":
+		return nonEmptyString(f("preset"), sub("preset"))
+	case "plan/mode":
+		return booleanValue(f("active"), sub("active"))
+	case "request/context":
+		return all(
+			func() error { return nonEmptyString(f("provider"), sub("provider")) },
+			func() error { return nonEmptyString(f("model"), sub("model")) },
+			func() error { return ifPresent(data, "contextWindow", sub("contextWindow"), positiveCheck) },
+		)
+	case "request/header":
+		return all(
+			func() error { return requestHeaderValue(f("header"), sub("header")) },
+			func() error { return oneOf(f("reason"), sub("reason"), "initial", "resume", "change", "series") },
+			func() error { return ifPresent(data, "startsSeries", sub("startsSeries"), isTrueLiteral) },
+		)
+	case "sandbox/mode":
+		return all(
+			func() error {
+				return oneOf(f("mode"), sub("mode"), "read-only", "workspace-write", "danger-full-access")
+			},
+			func() error {
+				return ifPresent(data, "source", sub("source"), func(v jsonv.Value, l string) error { return oneOf(v, l, "delegation") })
+			},
+		)
+	case "schedule/change":
+		return scheduleChangeValue(data, label)
+	case "session-log-deepseek/delivery-accepted":
+		accepted := int64(0)
+		if v, ok := data.Get("sessionFormatVersion"); ok {
+			n, err := countValue(v, sub("sessionFormatVersion"))
+			if err != nil {
+				return err
+			}
+			accepted = n
+		}
+		if accepted != int64(version) {
+			return nil
+		}
+		return all(
+			func() error { return nonEmptyString(f("sessionId"), sub("sessionId")) },
+			func() error { _, err := earlierSeq(f("throughSeq"), ev.Seq, sub("throughSeq")); return err },
+		)
+	case "session/end-seed":
+		return nil
+	case "session/title":
+		return all(
+			func() error { return nonEmptyString(f("title"), sub("title")) },
+			func() error { _, err := seqArray(f("messageSeqs"), ev.Seq, sub("messageSeqs"), false); return err },
+			func() error { return titleSourceValue(f("source"), sub("source")) },
+		)
+	case "session/title-llm-request":
+		return all(
+			func() error { return nonEmptyString(f("titleProvider"), sub("titleProvider")) },
+			func() error { _, err := seqArray(f("messageSeqs"), ev.Seq, sub("messageSeqs"), true); return err },
+			func() error { return modelRouteValue(f("route"), sub("route")) },
+			func() error { return stringValue(f("system"), sub("system")) },
+			func() error {
+				_, err := arrayValue(f("messages"), sub("messages"), func(v jsonv.Value, _ string) error {
+					return messageValue(v, sub("message"), version, roleAny)
+				})
+				return err
+			},
+			func() error { _, err := positiveIntegerValue(f("maxTokens"), sub("maxTokens")); return err },
+		)
+	case "step/end", "step/start":
+		return coordinatePair(data, label)
+	case "subagent/descriptor":
+		return subagentDescriptorValue(data, label)
+	case "subagent/model-selection-policy":
+		return allowedModelsValue(f("allowedModels"), sub("allowedModels"))
+	case "team/member":
+		return all(
+			func() error { return teamSelector(data, label) },
+			func() error { return teamMemberValue(f("member"), sub("member")) },
+		)
+	case "team/message/delivered":
+		return all(
+			func() error { return teamSelector(data, label) },
+			func() error { return nonEmptyString(f("messageId"), sub("messageId")) },
+			func() error { return nonEmptyString(f("targetId"), sub("targetId")) },
+		)
+	case "team/message/queued":
+		return all(
+			func() error { return teamSelector(data, label) },
+			func() error { return teamMessageValue(f("message"), sub("message"), version) },
+		)
+	case "team/task":
+		return all(
+			func() error { return teamSelector(data, label) },
+			func() error { return teamTaskValue(f("task"), sub("task")) },
+		)
+	case "todo/write":
+		_, err := arrayValue(f("todos"), sub("todos"), func(v jsonv.Value, l string) error {
+			item, err := exactRecord(v, l, names("content", "status"))
+			if err != nil {
+				return err
+			}
+			if err := stringValue(item.Field("content"), l+" content"); err != nil {
+				return err
+			}
+			return oneOf(item.Field("status"), l+" status", "pending", "in_progress", "completed")
+		})
+		return err
+	case "tool-workflow/agent-end":
+		return all(
+			func() error { return workflowIdentity(data, label) },
+			func() error { return oneOf(f("outcome"), sub("outcome"), "completed", "failed", "cancelled") },
+		)
+	case "tool-workflow/agent-start":
+		return all(
+			func() error { return workflowIdentity(data, label) },
+			func() error { return stringValue(f("label"), sub("label")) },
+			func() error { return ifPresent(data, "phase", sub("phase"), stringValue) },
+			func() error { return nonEmptyString(f("childId"), sub("childId")) },
+		)
+	case "tool-workflow/run-end":
+		return all(
+			func() error { return nonEmptyString(f("runId"), sub("runId")) },
+			func() error { return oneOf(f("stopReason"), sub("stopReason"), "completed", "cancelled", "error") },
+		)
+	case "tool-workflow/run-start":
+		return all(
+			func() error { return nonEmptyString(f("runId"), sub("runId")) },
+			func() error { return nonEmptyString(f("name"), sub("name")) },
+		)
+	case "tool/call":
+		return all(
+			func() error { return coordinatePair(data, label) },
+			func() error { return nonEmptyString(f("callId"), sub("callId")) },
+			func() error { return nonEmptyString(f("name"), sub("name")) },
+			func() error { return stringValue(f("arguments"), sub("arguments")) },
+		)
+	case "tool/code-dispatch", "tool/code-dispatch-start":
+		return all(
+			func() error { return nonEmptyString(f("rootCallId"), sub("rootCallId")) },
+			func() error { return nonEmptyString(f("parentCallId"), sub("parentCallId")) },
+			func() error { return nonEmptyString(f("subCallId"), sub("subCallId")) },
+			func() error { return nonEmptyString(f("name"), sub("name")) },
+			func() error {
+				if ev.Type != "tool/code-dispatch" {
+					return nil
+				}
+				if err := booleanValue(f("isError"), sub("isError")); err != nil {
+					return err
+				}
+				return contentBlocksValue(f("content"), sub("content"), version)
+			},
+		)
+	case "tool/result":
+		return all(
+			func() error { return coordinatePair(data, label) },
+			func() error { return messageValue(f("message"), sub("message"), version, roleTool) },
+			func() error {
+				return ifPresent(data, "error", sub("error"), func(v jsonv.Value, l string) error {
+					e, err := exactRecord(v, l, names("name", "code"))
+					if err != nil {
+						return err
+					}
+					if err := nonEmptyString(e.Field("name"), l+" name"); err != nil {
+						return err
+					}
+					return nonEmptyString(e.Field("code"), l+" code")
+				})
+			},
+		)
+	case "turn/end":
+		return all(
+			func() error { _, err := countValue(f("turn"), sub("turn")); return err },
+			func() error { return turnEndReasonValue(f("reason"), sub("reason")) },
+		)
+	case "turn/start":
+		_, err := countValue(f("turn"), sub("turn"))
+		return err
+	case "user/message":
+		return messageValue(data, label, version, roleUser)
+	case "web/deepseek-search-llm-request":
+		return all(
+			func() error { return nonEmptyString(f("endpoint"), sub("endpoint")) },
+			func() error { return nonEmptyString(f("apiVersion"), sub("apiVersion")) },
+			func() error { return deepSeekSearchBodyValue(f("body"), sub("body")) },
+		)
+	}
+	return session.FormatErrorf("released payload validator is missing event %s", quote(ev.Type))
+}
+
+// all runs checks in order and returns the first refusal, so each case reads
+// in dsh's order of checks.
+func all(checks ...func() error) error {
+	for _, c := range checks {
+		if err := c(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func countCheck(v jsonv.Value, label string) error {
+	_, err := countValue(v, label)
+	return err
+}
+
+func positiveCheck(v jsonv.Value, label string) error {
+	_, err := positiveIntegerValue(v, label)
+	return err
+}
+
+// IsLossless reports whether v survives dsh's lossless-JSON snapshot: no -0
+// and no non-finite number (an overflowing literal such as 1e400) anywhere.
+func IsLossless(v jsonv.Value) bool {
+	switch v.Kind() {
+	case jsonv.Number:
+		f, _ := v.Number()
+		return !v.IsNegZero() && f-f == 0
+	case jsonv.Array:
+		for _, e := range v.Elements() {
+			if !IsLossless(e) {
+				return false
+			}
+		}
+	case jsonv.Object:
+		for _, m := range v.Members() {
+			if !IsLossless(m.Value) {
+				return false
+			}
+		}
+	}
+	return true
+}

@@ -1,0 +1,239 @@
+package v2
+
+import (
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/dshlog/dshlog/jsonv"
+	"github.com/dshlog/dshlog/session"
+)
+
+// The primitive checks of dsh's released payload validator, each refusing
+// with "<label> must …" exactly as dsh words it.
+
+// jsonRecord requires a JSON object (releasedV0Record).
+func jsonRecord(v jsonv.Value, label string) (jsonv.Value, error) {
+	if v.Kind() != jsonv.Object {
+		return v, session.FormatErrorf("%s must be a JSON object", label)
+	}
+	return v, nil
+}
+
+// memberNames requires every required member and nothing outside required
+// and optional; an unexpected member is reported before a missing one
+// (assertReleasedV0Keys).
+func memberNames(v jsonv.Value, required, optional []string, label string) error {
+	for _, m := range v.Members() {
+		if !contains(required, m.Key) && !contains(optional, m.Key) {
+			return session.FormatErrorf("%s has unexpected member %s", label, quote(m.Key))
+		}
+	}
+	for _, k := range required {
+		if !v.Has(k) {
+			return session.FormatErrorf("%s lacks required member %s", label, quote(k))
+		}
+	}
+	return nil
+}
+
+// exactRecord requires an object with exactly the named members.
+func exactRecord(v jsonv.Value, label string, required []string, optional ...string) (jsonv.Value, error) {
+	if _, err := jsonRecord(v, label); err != nil {
+		return v, err
+	}
+	return v, memberNames(v, required, optional, label)
+}
+
+func stringValue(v jsonv.Value, label string) error {
+	if v.Kind() != jsonv.String {
+		return session.FormatErrorf("%s must be a string", label)
+	}
+	return nil
+}
+
+func nonEmptyString(v jsonv.Value, label string) error {
+	if s, ok := v.Str(); !ok || s == "" {
+		return session.FormatErrorf("%s must be a non-empty string", label)
+	}
+	return nil
+}
+
+func booleanValue(v jsonv.Value, label string) error {
+	if v.Kind() != jsonv.Bool {
+		return session.FormatErrorf("%s must be a boolean", label)
+	}
+	return nil
+}
+
+// countValue is sessionFormatCount: a non-negative safe integer, not -0.
+func countValue(v jsonv.Value, label string) (int64, error) {
+	n, ok := v.Count()
+	if !ok {
+		return 0, session.FormatErrorf("%s must be a non-negative safe integer", label)
+	}
+	return n, nil
+}
+
+// safeIntegerValue is sessionFormatSafeInteger: a safe integer, not -0.
+func safeIntegerValue(v jsonv.Value, label string) (int64, error) {
+	n, ok := v.SafeInt()
+	if !ok {
+		return 0, session.FormatErrorf("%s must be a safe integer", label)
+	}
+	return n, nil
+}
+
+func positiveIntegerValue(v jsonv.Value, label string) (int64, error) {
+	n, err := countValue(v, label)
+	if err == nil && n == 0 {
+		return 0, session.FormatErrorf("%s must be positive", label)
+	}
+	return n, err
+}
+
+func finiteNumberValue(v jsonv.Value, label string) (float64, error) {
+	f, ok := v.Number()
+	if !ok || math.IsInf(f, 0) || math.IsNaN(f) || v.IsNegZero() {
+		return 0, session.FormatErrorf("%s must be a finite number", label)
+	}
+	return f, nil
+}
+
+// oneOf requires one of the given strings (literalValue over strings).
+func oneOf(v jsonv.Value, label string, allowed ...string) error {
+	if s, ok := v.Str(); ok && contains(allowed, s) {
+		return nil
+	}
+	return session.FormatErrorf("%s must be one of %s", label, strings.Join(allowed, ", "))
+}
+
+// isTrueLiteral requires the boolean true (literalValue(v, [true])).
+func isTrueLiteral(v jsonv.Value, label string) error {
+	if !v.IsTrue() {
+		return session.FormatErrorf("%s must be one of true", label)
+	}
+	return nil
+}
+
+// isNumberLiteral requires the number n (literalValue(v, [n])).
+func isNumberLiteral(v jsonv.Value, label string, n float64) error {
+	if f, ok := v.Number(); !ok || f != n {
+		return session.FormatErrorf("%s must be one of %s", label, jsonv.NumberValue(n).String())
+	}
+	return nil
+}
+
+// arrayValue requires an array and checks each member with label[i].
+func arrayValue(v jsonv.Value, label string, each func(jsonv.Value, string) error) ([]jsonv.Value, error) {
+	if v.Kind() != jsonv.Array {
+		return nil, session.FormatErrorf("%s must be an array", label)
+	}
+	elems := v.Elements()
+	for i, e := range elems {
+		if err := each(e, label+"["+strconv.Itoa(i)+"]"); err != nil {
+			return nil, err
+		}
+	}
+	return elems, nil
+}
+
+func coordinatePair(data jsonv.Value, label string) error {
+	if _, err := countValue(data.Field("turn"), label+" turn"); err != nil {
+		return err
+	}
+	_, err := countValue(data.Field("step"), label+" step")
+	return err
+}
+
+func earlierSeq(v jsonv.Value, eventSeq int64, label string) (int64, error) {
+	seq, err := countValue(v, label)
+	if err != nil {
+		return 0, err
+	}
+	if seq >= eventSeq {
+		return 0, session.FormatErrorf("%s must identify an earlier event", label)
+	}
+	return seq, nil
+}
+
+// seqArray requires unique earlier seqs, non-empty when asked.
+func seqArray(v jsonv.Value, eventSeq int64, label string, requireNonEmpty bool) ([]int64, error) {
+	var seqs []int64
+	seen := map[int64]bool{}
+	_, err := arrayValue(v, label, func(member jsonv.Value, memberLabel string) error {
+		seq, err := earlierSeq(member, eventSeq, memberLabel)
+		if err != nil {
+			return err
+		}
+		if seen[seq] {
+			return session.FormatErrorf("%s repeats seq %d", label, seq)
+		}
+		seen[seq] = true
+		seqs = append(seqs, seq)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if requireNonEmpty && len(seqs) == 0 {
+		return nil, session.FormatErrorf("%s must be non-empty", label)
+	}
+	return seqs, nil
+}
+
+// ifPresent runs check on member key of obj when the member exists (dsh's
+// `if (data[key] !== undefined)`).
+func ifPresent(obj jsonv.Value, key, label string, check func(jsonv.Value, string) error) error {
+	if v, ok := obj.Get(key); ok {
+		return check(v, label)
+	}
+	return nil
+}
+
+func quote(s string) string { return string(jsonv.AppendString(nil, s)) }
+
+// isJSWhitespace reports whether r is removed by JavaScript's String.trim.
+func isJSWhitespace(r rune) bool {
+	switch r {
+	case '\t', '\n', '\v', '\f', '\r', ' ', 0xa0, 0x1680, 0x2028, 0x2029, 0x202f, 0x205f, 0x3000, 0xfeff:
+		return true
+	}
+	return r >= 0x2000 && r <= 0x200a
+}
+
+// unorderedEqual is dsh's deepEqualJson: structural equality that ignores
+// object key order and compares numbers with ===.
+func unorderedEqual(a, b jsonv.Value) bool {
+	if a.Kind() != b.Kind() {
+		return false
+	}
+	switch a.Kind() {
+	case jsonv.Array:
+		if a.Len() != b.Len() {
+			return false
+		}
+		for i, e := range a.Elements() {
+			if !unorderedEqual(e, b.Index(i)) {
+				return false
+			}
+		}
+		return true
+	case jsonv.Object:
+		if a.Len() != b.Len() {
+			return false
+		}
+		for _, m := range a.Members() {
+			other, ok := b.Get(m.Key)
+			if !ok || !unorderedEqual(m.Value, other) {
+				return false
+			}
+		}
+		return true
+	case jsonv.Number:
+		x, _ := a.Number()
+		y, _ := b.Number()
+		return x == y
+	}
+	return jsonv.Equal(a, b)
+}

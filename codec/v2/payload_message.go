@@ -1,0 +1,654 @@
+package v2
+
+import (
+	"github.com/dshlog/dshlog/jsonv"
+	"github.com/dshlog/dshlog/session"
+)
+
+// messageRole is the context a message is validated in (dsh's expected role).
+type messageRole int
+
+const (
+	roleAny       messageRole = iota // system, user or assistant
+	roleUser                         // a user message
+	roleAssistant                    // an assistant message: model source
+	roleTool                         // a v0–v3 tool result: user role, tool source
+)
+
+const toolRepairText = "The tool call was interrupted before the Harness recorded it as started. Retry it if it is still needed."
+
+func messageValue(v jsonv.Value, label string, version int, expected messageRole) error {
+	message, err := exactRecord(v, label, names("id", "role", "content", "source"))
+	if err != nil {
+		return err
+	}
+	if err := nonEmptyString(message.Field("id"), label+" id"); err != nil {
+		return err
+	}
+	switch expected {
+	case roleAssistant:
+		err = oneOf(message.Field("role"), label+" role", "assistant")
+	case roleUser, roleTool:
+		err = oneOf(message.Field("role"), label+" role", "user")
+	default:
+		err = oneOf(message.Field("role"), label+" role", "system", "user", "assistant")
+	}
+	if err != nil {
+		return err
+	}
+	if err := contentBlocksValue(message.Field("content"), label+" content", version); err != nil {
+		return err
+	}
+	source, err := jsonRecord(message.Field("source"), label+" source")
+	if err != nil {
+		return err
+	}
+	if version < 2 && expected == roleUser && source.Field("kind").Text() == "goal" && source.Has("change") {
+		err = legacyGoalMessageValue(message, source, label)
+	} else {
+		err = messageSourceValue(source, label+" source", version, expected)
+	}
+	if err != nil || expected != roleTool {
+		return err
+	}
+	content := message.Field("content")
+	var block jsonv.Value
+	if content.Len() == 1 {
+		if block, err = jsonRecord(content.Index(0), label+" tool result"); err != nil {
+			return err
+		}
+	}
+	if block.Field("type").Text() != "tool-result" ||
+		!strictEqual(block.Field("toolCallId"), source.Field("callId"), block.Has("toolCallId"), source.Has("callId")) {
+		return session.FormatErrorf("%s must contain exactly one tool-result block", label)
+	}
+	return nil
+}
+
+// strictEqual is JavaScript's === for two members that may be absent.
+func strictEqual(a, b jsonv.Value, aPresent, bPresent bool) bool {
+	if !aPresent || !bPresent {
+		return aPresent == bPresent
+	}
+	switch a.Kind() {
+	case jsonv.Object, jsonv.Array:
+		return false // distinct objects are never ===
+	case jsonv.Number:
+		x, _ := a.Number()
+		y, ok := b.Number()
+		return ok && x == y
+	}
+	return jsonv.Equal(a, b)
+}
+
+func legacyGoalMessageValue(message, source jsonv.Value, label string) error {
+	if err := memberNames(source, names("kind", "goalId", "revision", "round", "change"), nil, label+" source"); err != nil {
+		return err
+	}
+	if err := nonEmptyString(source.Field("goalId"), label+" source goalId"); err != nil {
+		return err
+	}
+	if _, err := positiveIntegerValue(source.Field("revision"), label+" source revision"); err != nil {
+		return err
+	}
+	if round, ok := source.Field("round").Number(); !ok || round != 0 {
+		return session.FormatErrorf("%s legacy goal source round must be 0", label)
+	}
+	change, err := jsonRecord(source.Field("change"), label+" source change")
+	if err != nil {
+		return err
+	}
+	if err := goalChangeValue(change, label+" source change"); err != nil {
+		return err
+	}
+	clear := change.Field("operation").Text() == "clear"
+	refValue := change.Field("goal")
+	if clear {
+		refValue = change.Field("cleared")
+	}
+	ref, err := jsonRecord(refValue, label+" source change ref")
+	if err != nil {
+		return err
+	}
+	if !strictEqual(source.Field("goalId"), ref.Field("id"), true, ref.Has("id")) ||
+		!strictEqual(source.Field("revision"), ref.Field("revision"), true, ref.Has("revision")) {
+		return session.FormatErrorf("%s legacy goal source does not match its change", label)
+	}
+	var payload jsonv.Value
+	if clear {
+		payload = jsonv.ObjectValue(
+			jsonv.M("cleared", change.Field("cleared")),
+			jsonv.M("clearedAt", change.Field("clearedAt")))
+	} else {
+		payload = jsonv.ObjectValue(
+			jsonv.M("goal", change.Field("goal")),
+			jsonv.M("roundsStarted", change.Field("roundsStarted")),
+			jsonv.M("createdAt", change.Field("createdAt")),
+			jsonv.M("updatedAt", change.Field("updatedAt")))
+	}
+	expected := jsonv.ArrayValue(jsonv.ObjectValue(
+		jsonv.M("type", jsonv.StringValue("text")),
+		jsonv.M("text", jsonv.StringValue("<goal_state>"+payload.String()+"</goal_state>"))))
+	if !unorderedEqual(message.Field("content"), expected) {
+		return session.FormatErrorf("%s legacy goal content does not match its change", label)
+	}
+	return nil
+}
+
+func messageSourceValue(source jsonv.Value, label string, version int, expected messageRole) error {
+	kind := source.Field("kind")
+	if expected == roleAssistant && kind.Text() != "model" {
+		return session.FormatErrorf("%s must be model source", label)
+	}
+	if expected == roleTool && kind.Text() != "tool" {
+		return session.FormatErrorf("%s must be tool source", label)
+	}
+	if kind.Kind() != jsonv.String {
+		return nonEmptyString(kind, label+" kind")
+	}
+	f := source.Field
+	switch kind.Text() {
+	case "user":
+		return all(
+			func() error { return memberNames(source, names("kind"), names("rpcId", "clientTimeZone"), label) },
+			func() error { return ifPresent(source, "rpcId", label+" rpcId", nonEmptyString) },
+			func() error { return ifPresent(source, "clientTimeZone", label+" clientTimeZone", nonEmptyString) },
+		)
+	case "plugin":
+		return pluginSourceValue(source, label)
+	case "model":
+		return all(
+			func() error {
+				return memberNames(source, names("kind", "provider", "model"), names("replayState"), label)
+			},
+			func() error { return nonEmptyString(f("provider"), label+" provider") },
+			func() error { return nonEmptyString(f("model"), label+" model") },
+		)
+	case "tool":
+		return all(
+			func() error { return memberNames(source, names("kind", "callId"), nil, label) },
+			func() error { return nonEmptyString(f("callId"), label+" callId") },
+		)
+	case "agent-instructions":
+		return all(
+			func() error {
+				return memberNames(source, names("kind", "form", "changes"), names("baseline", "baselineIdentity"), label)
+			},
+			func() error { return oneOf(f("form"), label+" form", "instructions") },
+			func() error { return ifPresent(source, "baseline", label+" baseline", isTrueLiteral) },
+			func() error { return ifPresent(source, "baselineIdentity", label+" baselineIdentity", nonEmptyString) },
+			func() error {
+				_, err := arrayValue(f("changes"), label+" changes", func(v jsonv.Value, l string) error {
+					change, err := exactRecord(v, l, names("action", "scope", "path"), "digest")
+					if err != nil {
+						return err
+					}
+					return all(
+						func() error { return oneOf(change.Field("action"), l+" action", "set", "replace", "remove") },
+						func() error { return stringValue(change.Field("scope"), l+" scope") },
+						func() error { return stringValue(change.Field("path"), l+" path") },
+						func() error { return ifPresent(change, "digest", l+" digest", stringValue) },
+					)
+				})
+				return err
+			},
+		)
+	case "session-reference":
+		return sessionReferenceSourceValue(source, label, version)
+	case "team-message":
+		return all(
+			func() error {
+				return memberNames(source, names("kind", "teamId", "messageId", "senderId", "senderName"), nil, label)
+			},
+			func() error { return nonEmptyString(f("teamId"), label+" teamId") },
+			func() error { return nonEmptyString(f("messageId"), label+" messageId") },
+			func() error { return nonEmptyString(f("senderId"), label+" senderId") },
+			func() error { return stringValue(f("senderName"), label+" senderName") },
+		)
+	case "goal":
+		return all(
+			func() error { return memberNames(source, names("kind", "goalId", "revision", "round"), nil, label) },
+			func() error { return nonEmptyString(f("goalId"), label+" goalId") },
+			func() error { return positiveCheck(f("revision"), label+" revision") },
+			func() error { return positiveCheck(f("round"), label+" round") },
+		)
+	case "skill-invocation":
+		return all(
+			func() error { return memberNames(source, names("kind", "name", "form"), nil, label) },
+			func() error { return nonEmptyString(f("name"), label+" name") },
+			func() error { return oneOf(f("form"), label+" form", "instructions") },
+		)
+	case "skill-catalog":
+		return all(
+			func() error { return memberNames(source, names("kind", "form", "entries"), names("update"), label) },
+			func() error { return oneOf(f("form"), label+" form", "catalog") },
+			func() error { return ifPresent(source, "update", label+" update", isTrueLiteral) },
+			func() error {
+				_, err := arrayValue(f("entries"), label+" entries", func(v jsonv.Value, l string) error {
+					entry, err := exactRecord(v, l, names("name", "description"))
+					if err != nil {
+						return err
+					}
+					if err := nonEmptyString(entry.Field("name"), l+" name"); err != nil {
+						return err
+					}
+					return stringValue(entry.Field("description"), l+" description")
+				})
+				return err
+			},
+		)
+	case "coordinator", "subagent-report":
+		return all(
+			func() error { return memberNames(source, names("kind", "form", "senderSessionId"), nil, label) },
+			func() error { return oneOf(f("form"), label+" form", "relay") },
+			func() error { return nonEmptyString(f("senderSessionId"), label+" senderSessionId") },
+		)
+	case "subagent-settled":
+		return all(
+			func() error {
+				return memberNames(source, names("kind", "form", "summary", "senderSessionId"), nil, label)
+			},
+			func() error { return oneOf(f("form"), label+" form", "notice") },
+			func() error { return stringValue(f("summary"), label+" summary") },
+			func() error { return nonEmptyString(f("senderSessionId"), label+" senderSessionId") },
+		)
+	case "webhook":
+		return all(
+			func() error {
+				return memberNames(source, names("kind", "provider", "source", "deliveryId", "ruleId", "form", "summary"), nil, label)
+			},
+			func() error { return nonEmptyString(f("provider"), label+" provider") },
+			func() error { return nonEmptyString(f("source"), label+" source") },
+			func() error { return nonEmptyString(f("deliveryId"), label+" deliveryId") },
+			func() error { return nonEmptyString(f("ruleId"), label+" ruleId") },
+			func() error { return oneOf(f("form"), label+" form", "notice") },
+			func() error { return stringValue(f("summary"), label+" summary") },
+		)
+	}
+	return nonEmptyString(kind, label+" kind")
+}
+
+func pluginSourceValue(source jsonv.Value, label string) error {
+	optional := names("form", "sections", "summary")
+	compact := source.Field("plugin").Text() == "compact"
+	if compact {
+		optional = append(optional, "compactionId", "sourceCommandId")
+	}
+	if err := memberNames(source, names("kind", "plugin"), optional, label); err != nil {
+		return err
+	}
+	if err := nonEmptyString(source.Field("plugin"), label+" plugin"); err != nil {
+		return err
+	}
+	if compact {
+		if err := nonEmptyString(source.Field("compactionId"), label+" compactionId"); err != nil {
+			return err
+		}
+		if err := ifPresent(source, "sourceCommandId", label+" sourceCommandId", nonEmptyString); err != nil {
+			return err
+		}
+	}
+	form, ok := source.Get("form")
+	if !ok {
+		return nil
+	}
+	if err := oneOf(form, label+" form", "instructions", "catalog", "snapshot", "notice", "relay", "recall"); err != nil {
+		return err
+	}
+	if form.Text() == "snapshot" {
+		_, err := arrayValue(source.Field("sections"), label+" sections", func(v jsonv.Value, l string) error {
+			section, err := exactRecord(v, l, names("name", "text"))
+			if err != nil {
+				return err
+			}
+			if err := nonEmptyString(section.Field("name"), l+" name"); err != nil {
+				return err
+			}
+			return stringValue(section.Field("text"), l+" text")
+		})
+		if err != nil {
+			return err
+		}
+	} else if source.Has("sections") {
+		return session.FormatErrorf("%s sections require snapshot form", label)
+	}
+	if form.Text() == "notice" {
+		return stringValue(source.Field("summary"), label+" summary")
+	}
+	if source.Has("summary") {
+		return session.FormatErrorf("%s summary requires notice form", label)
+	}
+	return nil
+}
+
+func sessionReferenceSourceValue(source jsonv.Value, label string, version int) error {
+	if err := memberNames(source, names("kind", "form", "version", "references"), nil, label); err != nil {
+		return err
+	}
+	if err := oneOf(source.Field("form"), label+" form", "recall"); err != nil {
+		return err
+	}
+	if err := isNumberLiteral(source.Field("version"), label+" version", 1); err != nil {
+		return err
+	}
+	expectedIndex := int64(0)
+	sessionIDs := map[string]bool{}
+	var optional []string
+	if version >= 1 {
+		optional = names("capturedFormatVersion")
+	}
+	refs, err := arrayValue(source.Field("references"), label+" references", func(v jsonv.Value, l string) error {
+		ref, err := exactRecord(v, l, names("sessionId", "label", "capturedThroughSeq", "compacted", "originalMessages",
+			"retainedMessages", "omittedMessages", "omittedBytes", "truncated", "inputIndex"), optional...)
+		if err != nil {
+			return err
+		}
+		f := ref.Field
+		if err := nonEmptyString(f("sessionId"), l+" sessionId"); err != nil {
+			return err
+		}
+		if err := stringValue(f("label"), l+" label"); err != nil {
+			return err
+		}
+		if !f("capturedThroughSeq").IsNull() {
+			if _, err := countValue(f("capturedThroughSeq"), l+" capturedThroughSeq"); err != nil {
+				return err
+			}
+		}
+		if v, ok := ref.Get("capturedFormatVersion"); ok {
+			captured, err := countValue(v, l+" capturedFormatVersion")
+			if err != nil {
+				return err
+			}
+			if captured < 1 || captured > int64(version) {
+				return session.FormatErrorf("%s capturedFormatVersion must be between 1 and %d", l, version)
+			}
+		}
+		if err := booleanValue(f("compacted"), l+" compacted"); err != nil {
+			return err
+		}
+		counts := make([]int64, 5)
+		for i, key := range names("originalMessages", "retainedMessages", "omittedMessages", "omittedBytes", "inputIndex") {
+			if counts[i], err = countValue(f(key), l+" "+key); err != nil {
+				return err
+			}
+		}
+		original, retained, omitted, omittedBytes, inputIndex := counts[0], counts[1], counts[2], counts[3], counts[4]
+		if err := booleanValue(f("truncated"), l+" truncated"); err != nil {
+			return err
+		}
+		if retained > original || omitted != original-retained {
+			return session.FormatErrorf("%s message counts are inconsistent", l)
+		}
+		if f("truncated").IsTrue() != (omitted > 0 || omittedBytes > 0) {
+			return session.FormatErrorf("%s truncated disagrees with omitted content", l)
+		}
+		if inputIndex != expectedIndex {
+			return session.FormatErrorf("%s inputIndex must match reference position", label)
+		}
+		expectedIndex++
+		id := f("sessionId").Text()
+		if sessionIDs[id] {
+			return session.FormatErrorf("%s repeats sessionId %s", label, id)
+		}
+		sessionIDs[id] = true
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if len(refs) == 0 {
+		return session.FormatErrorf("%s references must be non-empty", label)
+	}
+	return nil
+}
+
+func contentBlocksValue(v jsonv.Value, label string, version int) error {
+	_, err := arrayValue(v, label, func(block jsonv.Value, l string) error {
+		return contentBlockValue(block, l, version)
+	})
+	return err
+}
+
+func contentBlockValue(v jsonv.Value, label string, version int) error {
+	block, err := jsonRecord(v, label)
+	if err != nil {
+		return err
+	}
+	typ := block.Field("type")
+	f := block.Field
+	switch typ.Text() {
+	case "text", "reasoning":
+		return all(
+			func() error { return memberNames(block, names("type", "text"), nil, label) },
+			func() error { return stringValue(f("text"), label+" text") },
+		)
+	case "image":
+		return all(
+			func() error { return memberNames(block, names("type", "attachment"), nil, label) },
+			func() error { return imageAttachmentValue(f("attachment"), label+" attachment") },
+		)
+	case "tool-call":
+		return all(
+			func() error { return memberNames(block, names("type", "id", "name", "arguments"), nil, label) },
+			func() error { return nonEmptyString(f("id"), label+" id") },
+			func() error { return nonEmptyString(f("name"), label+" name") },
+			func() error { return stringValue(f("arguments"), label+" arguments") },
+		)
+	case "tool-result":
+		return all(
+			func() error {
+				return memberNames(block, names("type", "toolCallId", "content"), names("isError"), label)
+			},
+			func() error { return nonEmptyString(f("toolCallId"), label+" toolCallId") },
+			func() error { return contentBlocksValue(f("content"), label+" content", version) },
+			func() error { return ifPresent(block, "isError", label+" isError", booleanValue) },
+		)
+	}
+	return nonEmptyString(typ, label+" type")
+}
+
+func imageAttachmentValue(v jsonv.Value, label string) error {
+	attachment, err := exactRecord(v, label, names("attachmentId", "mediaType", "bytes", "width", "height"), "name", "originalDimensions")
+	if err != nil {
+		return err
+	}
+	f := attachment.Field
+	return all(
+		func() error { return nonEmptyString(f("attachmentId"), label+" attachmentId") },
+		func() error {
+			return oneOf(f("mediaType"), label+" mediaType", "image/png", "image/jpeg", "image/webp", "image/gif")
+		},
+		func() error { return countCheck(f("bytes"), label+" bytes") },
+		func() error { return positiveCheck(f("width"), label+" width") },
+		func() error { return positiveCheck(f("height"), label+" height") },
+		func() error { return ifPresent(attachment, "name", label+" name", stringValue) },
+		func() error {
+			return ifPresent(attachment, "originalDimensions", label+" originalDimensions", func(v jsonv.Value, l string) error {
+				dims, err := exactRecord(v, l, names("width", "height"))
+				if err != nil {
+					return err
+				}
+				if err := positiveCheck(dims.Field("width"), label+" original width"); err != nil {
+					return err
+				}
+				return positiveCheck(dims.Field("height"), label+" original height")
+			})
+		},
+	)
+}
+
+func tokenUsageValue(v jsonv.Value, label string) error {
+	usage, err := exactRecord(v, label, names("inputTokens", "outputTokens"),
+		"totalTokens", "cacheReadTokens", "cacheWriteTokens", "reasoningTokens")
+	if err != nil {
+		return err
+	}
+	for _, m := range usage.Members() {
+		if err := countCheck(m.Value, label+" "+m.Key); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func llmFailureValue(v jsonv.Value, label string) error {
+	failure, err := exactRecord(v, label, names("message", "code"), "status", "providerRetryAfterMs", "requestId")
+	if err != nil {
+		return err
+	}
+	f := failure.Field
+	return all(
+		func() error { return nonEmptyString(f("message"), label+" message") },
+		func() error { return nonEmptyString(f("code"), label+" code") },
+		func() error {
+			return ifPresent(failure, "status", label+" status", func(v jsonv.Value, l string) error {
+				status, err := safeIntegerValue(v, l)
+				if err == nil && (status < 100 || status > 599) {
+					return session.FormatErrorf("%s status must be 100 through 599", label)
+				}
+				return err
+			})
+		},
+		func() error {
+			return ifPresent(failure, "providerRetryAfterMs", label+" providerRetryAfterMs", func(v jsonv.Value, l string) error {
+				ms, err := finiteNumberValue(v, l)
+				if err == nil && ms <= 0 {
+					return session.FormatErrorf("%s providerRetryAfterMs must be positive", label)
+				}
+				return err
+			})
+		},
+		func() error { return ifPresent(failure, "requestId", label+" requestId", nonEmptyString) },
+	)
+}
+
+func streamChunkValue(v jsonv.Value, label string) error {
+	chunk, err := jsonRecord(v, label)
+	if err != nil {
+		return err
+	}
+	f := chunk.Field
+	typ := f("type")
+	switch typ.Text() {
+	case "block-start":
+		return all(
+			func() error { return memberNames(chunk, names("type", "index", "blockType"), nil, label) },
+			func() error { return countCheck(f("index"), label+" index") },
+			func() error { return nonEmptyString(f("blockType"), label+" blockType") },
+		)
+	case "text-delta", "reasoning-delta":
+		return all(
+			func() error { return memberNames(chunk, names("type", "index", "text"), nil, label) },
+			func() error { return countCheck(f("index"), label+" index") },
+			func() error { return stringValue(f("text"), label+" text") },
+		)
+	case "tool-call-delta":
+		return all(
+			func() error {
+				return memberNames(chunk, names("type", "index", "id", "argumentsDelta"), names("name"), label)
+			},
+			func() error { return countCheck(f("index"), label+" index") },
+			func() error { return nonEmptyString(f("id"), label+" id") },
+			func() error { return ifPresent(chunk, "name", label+" name", stringValue) },
+			func() error { return stringValue(f("argumentsDelta"), label+" argumentsDelta") },
+		)
+	case "block-end":
+		return all(
+			func() error { return memberNames(chunk, names("type", "index", "block"), nil, label) },
+			func() error { return countCheck(f("index"), label+" index") },
+			func() error { return contentBlockValue(f("block"), label+" block", 1) },
+		)
+	case "usage":
+		return all(
+			func() error { return memberNames(chunk, names("type", "usage"), nil, label) },
+			func() error { return tokenUsageValue(f("usage"), label+" usage") },
+		)
+	case "finish":
+		return all(
+			func() error { return memberNames(chunk, names("type", "reason"), names("replayState"), label) },
+			func() error { return finishReasonValue(f("reason"), label+" reason") },
+			func() error {
+				return ifPresent(chunk, "replayState", label+" replayState", func(v jsonv.Value, l string) error {
+					replay, err := exactRecord(v, l, names("response"), "blocks")
+					if err != nil {
+						return err
+					}
+					if b, ok := replay.Get("blocks"); ok && b.Kind() != jsonv.Array {
+						return session.FormatErrorf("%s blocks must be an array", l)
+					}
+					return nil
+				})
+			},
+		)
+	}
+	return session.FormatErrorf("%s has unknown stream chunk type %s", label, jsStringify(typ, chunk.Has("type")))
+}
+
+// jsStringify renders JSON.stringify(v) for a member that may be absent
+// (undefined, which a template literal shows as "undefined").
+func jsStringify(v jsonv.Value, present bool) string {
+	if !present {
+		return "undefined"
+	}
+	return v.String()
+}
+
+func finishReasonValue(v jsonv.Value, label string) error {
+	reason, err := jsonRecord(v, label)
+	if err != nil {
+		return err
+	}
+	kind := reason.Field("kind")
+	switch {
+	case kind.Text() == "aborted" || kind.Text() == "error":
+		if err := memberNames(reason, names("kind", "failure"), nil, label); err != nil {
+			return err
+		}
+		return llmFailureValue(reason.Field("failure"), label+" failure")
+	case kind.Text() == "stop" || kind.Text() == "tool-calls" || kind.Text() == "max-tokens":
+		if err := memberNames(reason, names("kind"), nil, label); err != nil {
+			return err
+		}
+	}
+	return nonEmptyString(kind, label+" kind")
+}
+
+func turnEndReasonValue(v jsonv.Value, label string) error {
+	reason, err := jsonRecord(v, label)
+	if err != nil {
+		return err
+	}
+	kind := reason.Field("kind")
+	if kind.Kind() != jsonv.String {
+		return nonEmptyString(kind, label+" kind")
+	}
+	switch kind.Text() {
+	case "completed", "blocked", "max-tokens", "interrupted":
+		return memberNames(reason, names("kind"), nil, label)
+	case "aborted":
+		if err := memberNames(reason, names("kind", "reason"), nil, label); err != nil {
+			return err
+		}
+		cause, err := jsonRecord(reason.Field("reason"), label+" abort cause")
+		if err != nil {
+			return err
+		}
+		if cause.Field("kind").Text() == "hook" {
+			if err := memberNames(cause, names("kind", "reason"), nil, label+" abort cause"); err != nil {
+				return err
+			}
+			return stringValue(cause.Field("reason"), label+" abort reason")
+		}
+		if err := memberNames(cause, names("kind"), nil, label+" abort cause"); err != nil {
+			return err
+		}
+		return oneOf(cause.Field("kind"), label+" abort kind", "user", "parent", "disposed", "legacy")
+	case "error":
+		if err := memberNames(reason, names("kind", "error"), nil, label); err != nil {
+			return err
+		}
+		return llmFailureValue(reason.Field("error"), label+" error")
+	}
+	return nonEmptyString(kind, label+" kind")
+}

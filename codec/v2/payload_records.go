@@ -1,0 +1,537 @@
+package v2
+
+import (
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/dshlog/dshlog/jsonv"
+	"github.com/dshlog/dshlog/session"
+)
+
+func llmRetryValue(data jsonv.Value, label string) error {
+	f := data.Field
+	return all(
+		func() error { return nonEmptyString(f("retryId"), label+" retryId") },
+		func() error { return coordinatePair(data, label) },
+		func() error { return nonEmptyString(f("provider"), label+" provider") },
+		func() error { return oneOf(f("mode"), label+" mode", "normal", "always") },
+		func() error { return nonEmptyString(f("policyKey"), label+" policyKey") },
+		func() error { return positiveCheck(f("retry"), label+" retry") },
+		func() error {
+			if f("mode").Text() == "normal" {
+				maxRetries, err := positiveIntegerValue(f("maxRetries"), label+" maxRetries")
+				if err != nil {
+					return err
+				}
+				if retry, _ := f("retry").Count(); retry > maxRetries {
+					return session.FormatErrorf("%s retry exceeds maxRetries", label)
+				}
+			} else if data.Has("maxRetries") {
+				return session.FormatErrorf("%s always mode must omit maxRetries", label)
+			}
+			return nil
+		},
+		func() error {
+			delay, err := finiteNumberValue(f("delayMs"), label+" delayMs")
+			switch {
+			case err != nil:
+				return err
+			case delay < 0:
+				return session.FormatErrorf("%s delayMs must be non-negative", label)
+			case delay > 2_147_483_647:
+				return session.FormatErrorf("%s delayMs exceeds the timer range", label)
+			}
+			return nil
+		},
+		func() error { return llmFailureValue(f("failure"), label+" failure") },
+	)
+}
+
+func requestHeaderValue(v jsonv.Value, label string) error {
+	header, err := exactRecord(v, label, names("config"), "adapterDefaults", "system", "tools")
+	if err != nil {
+		return err
+	}
+	config, err := exactRecord(header.Field("config"), label+" config", names("provider", "model"),
+		"reasoningEffort", "temperature", "maxTokens", "stop")
+	if err != nil {
+		return err
+	}
+	return all(
+		func() error { return nonEmptyString(config.Field("provider"), label+" provider") },
+		func() error { return nonEmptyString(config.Field("model"), label+" model") },
+		func() error { return ifPresent(config, "reasoningEffort", label+" reasoningEffort", nonEmptyString) },
+		func() error {
+			return ifPresent(config, "temperature", label+" temperature", func(v jsonv.Value, l string) error {
+				_, err := finiteNumberValue(v, l)
+				return err
+			})
+		},
+		func() error { return ifPresent(config, "maxTokens", label+" maxTokens", positiveCheck) },
+		func() error {
+			return ifPresent(config, "stop", label+" stop", func(v jsonv.Value, l string) error {
+				_, err := arrayValue(v, l, stringValue)
+				return err
+			})
+		},
+		func() error {
+			return ifPresent(header, "adapterDefaults", label+" adapterDefaults", func(v jsonv.Value, l string) error {
+				defaults, err := exactRecord(v, l, nil, "reasoningEffort", "maxTokens")
+				if err != nil {
+					return err
+				}
+				for _, m := range defaults.Members() {
+					if err := isTrueLiteral(m.Value, l+" "+m.Key); err != nil {
+						return err
+					}
+					if !config.Has(m.Key) {
+						return session.FormatErrorf("%s adapter default %s lacks config value", label, m.Key)
+					}
+				}
+				return nil
+			})
+		},
+		func() error { return ifPresent(header, "system", label+" system", stringValue) },
+		func() error {
+			return ifPresent(header, "tools", label+" tools", func(v jsonv.Value, l string) error {
+				_, err := arrayValue(v, l, toolSchemaValue)
+				return err
+			})
+		},
+	)
+}
+
+func toolSchemaValue(v jsonv.Value, label string) error {
+	schema, err := exactRecord(v, label, names("name", "description", "parameters"))
+	if err != nil {
+		return err
+	}
+	if err := nonEmptyString(schema.Field("name"), label+" name"); err != nil {
+		return err
+	}
+	if err := stringValue(schema.Field("description"), label+" description"); err != nil {
+		return err
+	}
+	_, err = jsonRecord(schema.Field("parameters"), label+" parameters")
+	return err
+}
+
+func shadowedValue(data jsonv.Value, eventSeq int64, label string) error {
+	rng, err := exactRecord(data.Field("shadowedRange"), label+" shadowedRange", names("start", "end"))
+	if err != nil {
+		return err
+	}
+	start, err := earlierSeq(rng.Field("start"), eventSeq, label+" shadowedRange start")
+	if err != nil {
+		return err
+	}
+	end, err := earlierSeq(rng.Field("end"), eventSeq, label+" shadowedRange end")
+	if err != nil {
+		return err
+	}
+	seqs, err := seqArray(data.Field("shadowedSeqs"), eventSeq, label+" shadowedSeqs", true)
+	if err != nil {
+		return err
+	}
+	if seqs[0] != start || seqs[len(seqs)-1] != end {
+		return session.FormatErrorf("%s shadowedRange must match shadowedSeqs endpoints", label)
+	}
+	return countCheck(data.Field("shadowedTokenCount"), label+" shadowedTokenCount")
+}
+
+func goalChangeValue(data jsonv.Value, label string) error {
+	f := data.Field
+	if err := oneOf(f("kind"), label+" kind", "goal/change"); err != nil {
+		return err
+	}
+	if err := isNumberLiteral(f("version"), label+" version", 1); err != nil {
+		return err
+	}
+	if f("operation").Text() == "clear" {
+		return all(
+			func() error {
+				return memberNames(data, names("kind", "version", "operation", "cleared", "clearedAt"), nil, label+" data")
+			},
+			func() error { return goalRefValue(f("cleared"), label+" cleared") },
+			func() error { return countCheck(f("clearedAt"), label+" clearedAt") },
+		)
+	}
+	return all(
+		func() error {
+			return memberNames(data, names("kind", "version", "operation", "goal", "roundsStarted", "createdAt", "updatedAt"), nil, label+" data")
+		},
+		func() error {
+			return oneOf(f("operation"), label+" operation", "create", "edit", "pause", "resume", "complete", "block")
+		},
+		func() error { return goalSnapshotValue(f("goal"), label+" goal") },
+		func() error { return countCheck(f("roundsStarted"), label+" roundsStarted") },
+		func() error { return countCheck(f("createdAt"), label+" createdAt") },
+		func() error { return countCheck(f("updatedAt"), label+" updatedAt") },
+	)
+}
+
+func goalRefValue(v jsonv.Value, label string) error {
+	ref, err := exactRecord(v, label, names("id", "revision"))
+	if err != nil {
+		return err
+	}
+	if err := nonEmptyString(ref.Field("id"), label+" id"); err != nil {
+		return err
+	}
+	return positiveCheck(ref.Field("revision"), label+" revision")
+}
+
+func goalSnapshotValue(v jsonv.Value, label string) error {
+	goal, err := exactRecord(v, label, names("id", "revision", "objective", "phase", "maxGoalRounds"), "blockedReason")
+	if err != nil {
+		return err
+	}
+	f := goal.Field
+	return all(
+		func() error { return nonEmptyString(f("id"), label+" id") },
+		func() error { return positiveCheck(f("revision"), label+" revision") },
+		func() error { return nonEmptyString(f("objective"), label+" objective") },
+		func() error { return oneOf(f("phase"), label+" phase", "active", "paused", "blocked", "complete") },
+		func() error { return positiveCheck(f("maxGoalRounds"), label+" maxGoalRounds") },
+		func() error {
+			if f("phase").Text() == "blocked" {
+				reason, err := exactRecord(f("blockedReason"), label+" blockedReason", names("code", "message"))
+				if err != nil {
+					return err
+				}
+				if err := nonEmptyString(reason.Field("code"), label+" blocked code"); err != nil {
+					return err
+				}
+				return nonEmptyString(reason.Field("message"), label+" blocked message")
+			}
+			if goal.Has("blockedReason") {
+				return session.FormatErrorf("%s blockedReason requires blocked phase", label)
+			}
+			return nil
+		},
+	)
+}
+
+func scheduleChangeValue(data jsonv.Value, label string) error {
+	f := data.Field
+	if err := isNumberLiteral(f("version"), label+" version", 1); err != nil {
+		return err
+	}
+	if f("operation").Text() == "create" {
+		if err := memberNames(data, names("version", "operation", "schedule"), nil, label+" data"); err != nil {
+			return err
+		}
+		return scheduleRecordValue(f("schedule"), label+" schedule")
+	}
+	var optional []string
+	if f("operation").Text() == "dispatch" {
+		optional = names("acceptedAt")
+	}
+	return all(
+		func() error { return memberNames(data, names("version", "operation", "id"), optional, label+" data") },
+		func() error { return oneOf(f("operation"), label+" operation", "delete", "dispatch") },
+		func() error { return scheduleIDValue(f("id"), label+" id") },
+		func() error { return ifPresent(data, "acceptedAt", label+" acceptedAt", instantValue) },
+	)
+}
+
+func scheduleRecordValue(v jsonv.Value, label string) error {
+	rec, err := jsonRecord(v, label)
+	if err != nil {
+		return err
+	}
+	f := rec.Field
+	switch f("kind").Text() {
+	case "after":
+		if err := memberNames(rec, names("id", "kind", "prompt", "afterSeconds", "scheduledAt"), nil, label); err != nil {
+			return err
+		}
+		if err := positiveCheck(f("afterSeconds"), label+" afterSeconds"); err != nil {
+			return err
+		}
+	case "at":
+		if err := memberNames(rec, names("id", "kind", "prompt", "scheduledAt"), nil, label); err != nil {
+			return err
+		}
+	case "every":
+		if err := memberNames(rec, names("id", "kind", "prompt", "everySeconds", "scheduledAt"), nil, label); err != nil {
+			return err
+		}
+		seconds, err := positiveIntegerValue(f("everySeconds"), label+" everySeconds")
+		if err != nil {
+			return err
+		}
+		if seconds < 300 {
+			return session.FormatErrorf("%s everySeconds must be at least 300", label)
+		}
+	default:
+		return session.FormatErrorf("%s has unknown schedule kind", label)
+	}
+	return all(
+		func() error { return scheduleIDValue(f("id"), label+" id") },
+		func() error { return nonEmptyString(f("prompt"), label+" prompt") },
+		func() error { return instantValue(f("scheduledAt"), label+" scheduledAt") },
+	)
+}
+
+func scheduleIDValue(v jsonv.Value, label string) error {
+	if err := nonEmptyString(v, label); err != nil {
+		return err
+	}
+	if s := v.Text(); strings.TrimFunc(s, isJSWhitespace) != s {
+		return session.FormatErrorf("%s must not have surrounding whitespace", label)
+	}
+	return nil
+}
+
+var instantPattern = regexp.MustCompile(`^\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])T(?:[01]\d|2[0-3]):[0-5]\d:[0-5]\d\.\d{3}Z$`)
+
+// instantValue requires a canonical UTC instant that survives JavaScript's
+// Date round trip (toISOString returns the same text).
+func instantValue(v jsonv.Value, label string) error {
+	s, ok := v.Str()
+	if ok && instantPattern.MatchString(s) && !strings.HasPrefix(s, "0000") {
+		if _, err := time.Parse("2006-01-02T15:04:05.000Z", s); err == nil {
+			return nil
+		}
+	}
+	return session.FormatErrorf("%s must be a canonical UTC instant", label)
+}
+
+func titleSourceValue(v jsonv.Value, label string) error {
+	source, err := jsonRecord(v, label)
+	if err != nil {
+		return err
+	}
+	if source.Field("kind").Text() == "provider" {
+		return all(
+			func() error { return memberNames(source, names("kind", "provider"), names("model"), label) },
+			func() error { return nonEmptyString(source.Field("provider"), label+" provider") },
+			func() error { return ifPresent(source, "model", label+" model", modelRouteValue) },
+		)
+	}
+	if err := memberNames(source, names("kind"), nil, label); err != nil {
+		return err
+	}
+	return oneOf(source.Field("kind"), label+" kind", "fallback", "user")
+}
+
+func modelRouteValue(v jsonv.Value, label string) error {
+	route, err := exactRecord(v, label, names("provider", "model"))
+	if err != nil {
+		return err
+	}
+	if err := nonEmptyString(route.Field("provider"), label+" provider"); err != nil {
+		return err
+	}
+	return nonEmptyString(route.Field("model"), label+" model")
+}
+
+func subagentDescriptorValue(data jsonv.Value, label string) error {
+	f := data.Field
+	if err := isNumberLiteral(f("version"), label+" version", 3); err != nil {
+		return err
+	}
+	if err := nonEmptyString(f("provider"), label+" provider"); err != nil {
+		return err
+	}
+	if f("mode").Text() == "one-shot" {
+		if err := memberNames(data, names("mode", "version", "provider"), names("label"), label+" data"); err != nil {
+			return err
+		}
+		return ifPresent(data, "label", label+" label", stringValue)
+	}
+	if err := oneOf(f("mode"), label+" mode", "continuable"); err != nil {
+		return err
+	}
+	if err := nonEmptyString(f("label"), label+" label"); err != nil {
+		return err
+	}
+	for _, key := range names("agentProvider", "agentModel", "agentReasoningEffort", "persona") {
+		if err := ifPresent(data, key, label+" "+key, nonEmptyString); err != nil {
+			return err
+		}
+	}
+	if data.Has("agentProvider") != data.Has("agentModel") {
+		return session.FormatErrorf("%s agentProvider and agentModel must be paired", label)
+	}
+	return ifPresent(data, "toolFilter", label+" toolFilter", func(v jsonv.Value, l string) error {
+		filter, err := exactRecord(v, l, nil, "allow", "deny")
+		if err != nil {
+			return err
+		}
+		if !filter.Has("allow") && !filter.Has("deny") {
+			return session.FormatErrorf("%s toolFilter requires allow or deny", label)
+		}
+		for _, key := range names("allow", "deny") {
+			err := ifPresent(filter, key, label+" "+key, func(v jsonv.Value, l string) error {
+				_, err := arrayValue(v, l, nonEmptyString)
+				return err
+			})
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+func allowedModelsValue(v jsonv.Value, label string) error {
+	seen := map[string]bool{}
+	routes, err := arrayValue(v, label, func(member jsonv.Value, l string) error {
+		route, err := exactRecord(member, l, names("provider", "model"))
+		if err != nil {
+			return err
+		}
+		if err := nonEmptyString(route.Field("provider"), l+" provider"); err != nil {
+			return err
+		}
+		if err := nonEmptyString(route.Field("model"), l+" model"); err != nil {
+			return err
+		}
+		key := route.Field("provider").Text() + "\x00" + route.Field("model").Text()
+		if seen[key] {
+			return session.FormatErrorf("%s repeats route %s", label, key)
+		}
+		seen[key] = true
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if len(routes) == 0 {
+		return session.FormatErrorf("%s must be non-empty", label)
+	}
+	return nil
+}
+
+func teamSelector(data jsonv.Value, label string) error {
+	if err := isNumberLiteral(data.Field("version"), label+" version", 1); err != nil {
+		return err
+	}
+	return nonEmptyString(data.Field("teamId"), label+" teamId")
+}
+
+func teamMemberValue(v jsonv.Value, label string) error {
+	member, err := exactRecord(v, label, names("id", "name", "description", "provider", "context", "phase"), "error")
+	if err != nil {
+		return err
+	}
+	f := member.Field
+	return all(
+		func() error { return nonEmptyString(f("id"), label+" id") },
+		func() error { return stringValue(f("name"), label+" name") },
+		func() error { return stringValue(f("description"), label+" description") },
+		func() error { return stringValue(f("provider"), label+" provider") },
+		func() error { return oneOf(f("context"), label+" context", "fresh", "fork") },
+		func() error { return oneOf(f("phase"), label+" phase", "provisioning", "active", "failed") },
+		func() error { return ifPresent(member, "error", label+" error", stringValue) },
+	)
+}
+
+func teamTaskValue(v jsonv.Value, label string) error {
+	task, err := exactRecord(v, label, names("id", "revision", "subject", "description", "status", "blockedBy", "writeScopes"), "ownerId")
+	if err != nil {
+		return err
+	}
+	f := task.Field
+	return all(
+		func() error { return nonEmptyString(f("id"), label+" id") },
+		func() error { return positiveCheck(f("revision"), label+" revision") },
+		func() error { return stringValue(f("subject"), label+" subject") },
+		func() error { return stringValue(f("description"), label+" description") },
+		func() error {
+			return oneOf(f("status"), label+" status", "pending", "in_progress", "completed", "deleted")
+		},
+		func() error { return ifPresent(task, "ownerId", label+" ownerId", nonEmptyString) },
+		func() error { _, err := arrayValue(f("blockedBy"), label+" blockedBy", nonEmptyString); return err },
+		func() error { _, err := arrayValue(f("writeScopes"), label+" writeScopes", stringValue); return err },
+	)
+}
+
+func teamMessageValue(v jsonv.Value, label string, version int) error {
+	message, err := exactRecord(v, label, names("id", "senderId", "senderName", "targetId", "delivery", "content"))
+	if err != nil {
+		return err
+	}
+	f := message.Field
+	return all(
+		func() error { return nonEmptyString(f("id"), label+" id") },
+		func() error { return nonEmptyString(f("senderId"), label+" senderId") },
+		func() error { return nonEmptyString(f("targetId"), label+" targetId") },
+		func() error { return stringValue(f("senderName"), label+" senderName") },
+		func() error { return oneOf(f("delivery"), label+" delivery", "quiet", "wakeup") },
+		func() error { return contentBlocksValue(f("content"), label+" content", version) },
+	)
+}
+
+func workflowIdentity(data jsonv.Value, label string) error {
+	if err := nonEmptyString(data.Field("runId"), label+" runId"); err != nil {
+		return err
+	}
+	return positiveCheck(data.Field("seq"), label+" seq")
+}
+
+func deepSeekSearchBodyValue(v jsonv.Value, label string) error {
+	body, err := exactRecord(v, label, names("model", "max_tokens", "messages", "tools"))
+	if err != nil {
+		return err
+	}
+	if err := nonEmptyString(body.Field("model"), label+" model"); err != nil {
+		return err
+	}
+	if err := positiveCheck(body.Field("max_tokens"), label+" max_tokens"); err != nil {
+		return err
+	}
+	messages, err := arrayValue(body.Field("messages"), label+" messages", func(member jsonv.Value, l string) error {
+		message, err := exactRecord(member, l, names("role", "content"))
+		if err != nil {
+			return err
+		}
+		if err := oneOf(message.Field("role"), l+" role", "user"); err != nil {
+			return err
+		}
+		content, err := arrayValue(message.Field("content"), l+" content", func(block jsonv.Value, bl string) error {
+			text, err := exactRecord(block, bl, names("type", "text"))
+			if err != nil {
+				return err
+			}
+			if err := oneOf(text.Field("type"), bl+" type", "text"); err != nil {
+				return err
+			}
+			return stringValue(text.Field("text"), bl+" text")
+		})
+		if err != nil {
+			return err
+		}
+		if len(content) != 1 {
+			return session.FormatErrorf("%s content must contain one text block", l)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if len(messages) != 1 {
+		return session.FormatErrorf("%s messages must contain one user message", label)
+	}
+	tools, err := arrayValue(body.Field("tools"), label+" tools", func(member jsonv.Value, l string) error {
+		tool, err := exactRecord(member, l, names("type", "name", "max_uses"))
+		if err != nil {
+			return err
+		}
+		return all(
+			func() error { return oneOf(tool.Field("type"), l+" type", "web_search_20250305") },
+			func() error { return oneOf(tool.Field("name"), l+" name", "web_search") },
+			func() error { return positiveCheck(tool.Field("max_uses"), l+" max_uses") },
+		)
+	})
+	if err != nil {
+		return err
+	}
+	if len(tools) != 1 {
+		return session.FormatErrorf("%s tools must contain one web search tool", label)
+	}
+	return nil
+}
