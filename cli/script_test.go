@@ -2,9 +2,11 @@ package cli
 
 import (
 	"bytes"
+	"compress/gzip"
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,6 +14,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/klauspost/compress/zstd"
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
@@ -42,6 +45,8 @@ func TestScripts(t *testing.T) {
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"snapshot": snapshotCmd(filepath.Join(testdata, "snapshots")),
 			"exitcode": exitcodeCmd,
+			"compress": compressCmd,
+			"chop":     chopCmd,
 		},
 	})
 }
@@ -114,4 +119,42 @@ func diffLines(want, got string) string {
 		}
 	}
 	return "texts are equal"
+}
+
+// compressCmd is the script command "compress zstd|gzip SRC DST": it writes
+// SRC compressed to DST, so scripts need not hold binary files.
+func compressCmd(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 3 {
+		ts.Fatalf("usage: compress zstd|gzip SRC DST")
+	}
+	src, err := os.ReadFile(ts.MkAbs(args[1]))
+	ts.Check(err)
+	var buf bytes.Buffer
+	var w io.WriteCloser
+	switch args[0] {
+	case "zstd":
+		w, err = zstd.NewWriter(&buf)
+		ts.Check(err)
+	case "gzip":
+		w = gzip.NewWriter(&buf)
+	default:
+		ts.Fatalf("unknown compression %q", args[0])
+	}
+	_, err = w.Write(src)
+	ts.Check(err)
+	ts.Check(w.Close())
+	ts.Check(os.WriteFile(ts.MkAbs(args[2]), buf.Bytes(), 0o644))
+}
+
+// chopCmd is the script command "chop FILE": it removes FILE's final
+// newline, tearing its last line as a crash mid-write does (txtar files
+// always end with one).
+func chopCmd(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: chop FILE")
+	}
+	path := ts.MkAbs(args[0])
+	data, err := os.ReadFile(path)
+	ts.Check(err)
+	ts.Check(os.WriteFile(path, bytes.TrimSuffix(data, []byte("\n")), 0o644))
 }
