@@ -1,0 +1,180 @@
+// Package fold derives dsh's model view of a session from its event log, the
+// way dsh's own Session does: the surface (which events the model sees, in
+// which order, after replacements), the messages each node projects, the
+// request header and tool history in force, every model request rebuilt
+// from the events strictly before its settlement, the closers crash repair
+// appends to an open tail, and fork seeds.
+//
+// A Fold is incremental and single-pass: Apply takes the events in seq
+// order and validates each one with dsh's exact guards (in dsh's order)
+// before committing it, so a refused event leaves the fold unchanged.
+//
+// Memory: a Fold holds the live surface (for each current node its seq,
+// type and derived message, plus the data of tool results, which the
+// tool-result rewrite guard compares), the record of every replacement (its
+// seqs only), the tools of every request/header (developer tool additions
+// may name any earlier header), the latest canonical header and tool-history
+// state, and the open turn's step and pending tool calls. It never holds a
+// log-only event, a shadowed node's message or an assistant message's
+// embedded stream.
+package fold
+
+import (
+	"github.com/dshlog/dshlog/jsonv"
+	"github.com/dshlog/dshlog/session"
+)
+
+// Fold is the model view of a session folded up to some event.
+type Fold struct {
+	next     int64 // the seq the next event must carry
+	lastTime int64
+	lastType string
+
+	nodes             []Node
+	visible           int // nodes whose message enters the model's view
+	replaceGeneration int
+	contentGeneration int
+	replacements      []Replacement
+
+	headerTools map[int64]jsonv.Value // tools of each request/header, by seq
+	header      headerState
+	toolHistory toolHistory
+	turn        turnState
+	settlements int
+}
+
+// New returns the fold of an empty log.
+func New() *Fold {
+	return &Fold{headerTools: map[int64]jsonv.Value{}}
+}
+
+// Node is one entry of the surface: an event whose message is in the
+// model's view, in surface order.
+type Node struct {
+	Seq  int64
+	Type string
+	// Message is what the node projects (after any image/offload
+	// projection), or null when it projects to nothing: an empty system,
+	// developer or assistant message keeps its surface position but adds no
+	// message.
+	Message jsonv.Value
+	// toolData is a tool/result node's original data, for the rewrite guard.
+	toolData jsonv.Value
+}
+
+// Visible reports whether the node adds a message to the model's view.
+func (n Node) Visible() bool { return truthy(n.Message) }
+
+// Replacement records one committed replace: the event that made it, the
+// node range it declared, the nodes it actually shadowed (in surface order)
+// and the generations it started.
+type Replacement struct {
+	Seq               int64
+	StartSeq          int64
+	EndSeq            int64
+	ShadowedSeqs      []int64
+	ReplaceGeneration int
+	ContentGeneration int
+}
+
+// Next returns the seq the next event must carry: the number of events
+// folded so far.
+func (f *Fold) Next() int64 { return f.next }
+
+// LastTime returns the time of the last folded event (0 for an empty log).
+func (f *Fold) LastTime() int64 { return f.lastTime }
+
+// LastType returns the type of the last folded event ("" for an empty log).
+func (f *Fold) LastType() string { return f.lastType }
+
+// Surface returns the current nodes in surface order. The slice is the
+// fold's own and changes with the next Apply.
+func (f *Fold) Surface() []Node { return f.nodes }
+
+// Nodes returns the seqs of the current surface, in surface order (not
+// ascending once a replace has happened).
+func (f *Fold) Nodes() []int64 {
+	seqs := make([]int64, len(f.nodes))
+	for i, n := range f.nodes {
+		seqs[i] = n.Seq
+	}
+	return seqs
+}
+
+// ReplaceGeneration counts the committed replaces.
+func (f *Fold) ReplaceGeneration() int { return f.replaceGeneration }
+
+// ContentGeneration counts the committed replaces and projections: the
+// loop compares it between requests to decide whether a new series starts.
+func (f *Fold) ContentGeneration() int { return f.contentGeneration }
+
+// Replacements returns every committed replace in log order: the shadowed
+// ranges of the session.
+func (f *Fold) Replacements() []Replacement { return f.replacements }
+
+// Settlements returns the number of settlements folded: the number of model
+// requests the log records so far.
+func (f *Fold) Settlements() int { return f.settlements }
+
+// MessageCount returns the number of messages in the model's view.
+func (f *Fold) MessageCount() int { return f.visible }
+
+// Messages returns the model's view: the message of every visible node, in
+// surface order, exactly as dsh's deriveMessages returns them.
+func (f *Fold) Messages() []jsonv.Value {
+	messages := make([]jsonv.Value, 0, f.visible)
+	for _, n := range f.nodes {
+		if n.Visible() {
+			messages = append(messages, n.Message)
+		}
+	}
+	return messages
+}
+
+// Apply folds the next event. It checks the event the way dsh's surface
+// fold does, in dsh's order, and leaves the fold unchanged when it refuses
+// (the error is a *session.Refusal carrying dsh's words).
+func (f *Fold) Apply(ev session.Event) error {
+	plan, err := f.plan(ev)
+	if err != nil {
+		return err
+	}
+	f.commit(ev, plan)
+	if ev.Type == typeHeader {
+		tools := ev.Data().Field("header").Field("tools")
+		f.headerTools[ev.Seq] = tools
+		f.header.apply(ev)
+	}
+	f.toolHistory.apply(ev, f.headerTools)
+	f.turn.apply(ev)
+	if IsSettlement(ev.Type) {
+		f.settlements++
+	}
+	f.next++
+	f.lastTime = ev.Time
+	f.lastType = ev.Type
+	return nil
+}
+
+// SeedError words a refusal the way dsh's Session constructor does when the
+// event at index fails while the log is loaded as a seed or restored.
+func SeedError(index int64, err error) error {
+	return session.Plainf("invalid seed event at index %d: %s", index, err.Error())
+}
+
+// truthy reports whether JavaScript treats v as true: dsh skips a derived
+// message that is not.
+func truthy(v jsonv.Value) bool {
+	switch v.Kind() {
+	case jsonv.Null:
+		return false
+	case jsonv.Bool:
+		return v.IsTrue()
+	case jsonv.Number:
+		n, _ := v.Number()
+		return n != 0
+	case jsonv.String:
+		return v.Text() != ""
+	}
+	return true
+}

@@ -1,0 +1,368 @@
+package fold
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/dshlog/dshlog/jsonv"
+	"github.com/dshlog/dshlog/session"
+)
+
+// planKind says what a validated event does to the surface.
+type planKind uint8
+
+const (
+	planLogOnly planKind = iota
+	planAppend
+	planReplace
+	planProject
+)
+
+// plan is a validated surface transition that has not touched the fold yet.
+type plan struct {
+	kind      planKind
+	op        session.SurfaceOp
+	startIdx  int
+	endIdx    int
+	projected []projectedMessage
+}
+
+// projectedMessage is a projection's new message for one current node.
+type projectedMessage struct {
+	seq     int64
+	message jsonv.Value
+}
+
+// plan validates ev against the current surface in dsh's order
+// (planSurfaceEvent, surface.ts@103e8703): contiguity, surface metadata,
+// the developer header, projections, then the replace guards.
+func (f *Fold) plan(ev session.Event) (plan, error) {
+	if ev.Seq != f.next {
+		return plan{}, refusef("session event seq %d is not contiguous; expected %d", ev.Seq, f.next)
+	}
+	op, err := surfaceOpOf(ev)
+	if err != nil {
+		return plan{}, err
+	}
+	if op.Kind == session.OpReplace && (op.StartSeq >= ev.Seq || op.EndSeq >= ev.Seq) {
+		return plan{}, refusef("surface replace at seq %d: startSeq and endSeq must reference earlier events", ev.Seq)
+	}
+	if op.Kind != session.OpNone {
+		if err := checkSources(ev, nil); err != nil {
+			return plan{}, err
+		}
+	}
+	if ev.Type == typeDeveloper {
+		if err := f.checkDeveloperHeader(ev); err != nil {
+			return plan{}, err
+		}
+	}
+	if ev.Type == typeImageOffload {
+		projected, err := f.projectImageOffload(ev)
+		if err != nil {
+			return plan{}, err
+		}
+		return plan{kind: planProject, projected: projected}, nil
+	}
+	if requiresProjection(ev.Type) {
+		return plan{}, refusef(`session event "%s" requires a message projection; load its owning plugin or supply its projection definition`, ev.Type)
+	}
+	switch op.Kind {
+	case session.OpNone:
+		return plan{kind: planLogOnly}, nil
+	case session.OpAppend:
+		return plan{kind: planAppend, op: op}, nil
+	}
+	return f.planReplace(ev, op)
+}
+
+// planReplace checks a replace in dsh's order: the range, coverage of every
+// shadowed node by sourceEventSeqs, the tool-result rewrite rule, then the
+// system prompt at node 0.
+func (f *Fold) planReplace(ev session.Event, op session.SurfaceOp) (plan, error) {
+	startIdx := f.indexOf(op.StartSeq)
+	if startIdx < 0 {
+		return plan{}, refusef("surface replace: start seq %d not found in surface", op.StartSeq)
+	}
+	endIdx := f.indexOf(op.EndSeq)
+	if endIdx < 0 {
+		return plan{}, refusef("surface replace: end seq %d not found in surface", op.EndSeq)
+	}
+	if startIdx > endIdx {
+		return plan{}, refusef("surface replace: start seq %d (index %d) is after end seq %d (index %d)", op.StartSeq, startIdx, op.EndSeq, endIdx)
+	}
+	shadowed := f.nodes[startIdx : endIdx+1]
+	if err := checkSources(ev, shadowed); err != nil {
+		return plan{}, err
+	}
+	if ev.Type == typeToolResult {
+		if err := checkToolResultRewrite(ev, shadowed); err != nil {
+			return plan{}, err
+		}
+	}
+	if startIdx == 0 && f.nodes[0].Type == typeSystem && (ev.Type != typeSystem || len(shadowed) != 1) {
+		return plan{}, refusef("surface replace: node 0 holds the system prompt and may be rewritten only by a system/message over exactly that node")
+	}
+	return plan{kind: planReplace, op: op, startIdx: startIdx, endIdx: endIdx}, nil
+}
+
+// commit applies a validated plan.
+func (f *Fold) commit(ev session.Event, p plan) {
+	switch p.kind {
+	case planAppend:
+		n := newNode(ev)
+		f.nodes = append(f.nodes, n)
+		if n.Visible() {
+			f.visible++
+		}
+	case planReplace:
+		shadowed := make([]int64, 0, p.endIdx-p.startIdx+1)
+		for _, n := range f.nodes[p.startIdx : p.endIdx+1] {
+			shadowed = append(shadowed, n.Seq)
+			if n.Visible() {
+				f.visible--
+			}
+		}
+		n := newNode(ev)
+		if n.Visible() {
+			f.visible++
+		}
+		f.nodes[p.startIdx] = n
+		f.nodes = append(f.nodes[:p.startIdx+1], f.nodes[p.endIdx+1:]...)
+		f.replaceGeneration++
+		f.contentGeneration++
+		f.replacements = append(f.replacements, Replacement{
+			Seq: ev.Seq, StartSeq: p.op.StartSeq, EndSeq: p.op.EndSeq, ShadowedSeqs: shadowed,
+			ReplaceGeneration: f.replaceGeneration, ContentGeneration: f.contentGeneration,
+		})
+	case planProject:
+		for _, pm := range p.projected {
+			i := f.indexOf(pm.seq)
+			f.nodes[i].Message = pm.message
+		}
+		f.contentGeneration++
+	}
+}
+
+// indexOf returns the surface position of seq, or -1.
+func (f *Fold) indexOf(seq int64) int {
+	for i, n := range f.nodes {
+		if n.Seq == seq {
+			return i
+		}
+	}
+	return -1
+}
+
+// newNode derives the node a surface event becomes (deriveEventMessage):
+// a user message is its data verbatim, a tool result its message even when
+// empty, and a system, developer or assistant message nothing when its
+// content is empty.
+func newNode(ev session.Event) Node {
+	data := ev.Data()
+	n := Node{Seq: ev.Seq, Type: ev.Type}
+	switch ev.Type {
+	case typeUser:
+		n.Message = data
+	case typeToolResult:
+		n.Message = data.Field("message")
+		n.toolData = data
+	default:
+		message := data.Field("message")
+		if hasEmptyLength(message.Field("content")) {
+			return n
+		}
+		n.Message = message
+		if ev.Type == typeAssistant {
+			// The assistant row also holds the embedded stream; keep only the
+			// message's own bytes alive.
+			n.Message = detach(message)
+		}
+	}
+	return n
+}
+
+// hasEmptyLength reports whether JavaScript's v.length === 0 holds: an empty
+// array or an empty string.
+func hasEmptyLength(v jsonv.Value) bool {
+	switch v.Kind() {
+	case jsonv.Array:
+		return v.Len() == 0
+	case jsonv.String:
+		return v.Text() == ""
+	}
+	return false
+}
+
+// detach returns a copy of v that shares no bytes with the row it came from.
+func detach(v jsonv.Value) jsonv.Value {
+	copied, err := jsonv.Parse(v.Encode())
+	if err != nil {
+		return v
+	}
+	return copied
+}
+
+// surfaceOpOf validates an event's surface metadata (surfaceOpOf,
+// surface.ts@103e8703) and returns its operation.
+func surfaceOpOf(ev session.Event) (session.SurfaceOp, error) {
+	rawOp, hasOp := ev.Row.Get("surfaceOp")
+	if !IsSurfaceEligible(ev.Type) {
+		if !IsKnownType(ev.Type) && ev.Ignorable() {
+			return session.SurfaceOp{}, nil // opaque: its metadata is never looked at
+		}
+		if hasOp {
+			return session.SurfaceOp{}, refusef(`session event "%s" is not surface-eligible and cannot carry surfaceOp`, ev.Type)
+		}
+		if ev.Row.Has("sourceEventSeqs") {
+			return session.SurfaceOp{}, refusef(`session event "%s" is not surface-eligible and cannot carry sourceEventSeqs`, ev.Type)
+		}
+		return session.SurfaceOp{}, nil
+	}
+	if !hasOp {
+		return session.SurfaceOp{}, refusef(`session event "%s" is surface-eligible and requires a surfaceOp marker`, ev.Type)
+	}
+	if s, ok := rawOp.Str(); ok && s == "append" {
+		return session.SurfaceOp{Kind: session.OpAppend}, nil
+	}
+	if rawOp.Kind() != jsonv.Object {
+		return session.SurfaceOp{}, refusef(`session event "%s" carries an invalid surfaceOp`, ev.Type)
+	}
+	op := session.ParseSurfaceOp(rawOp, true)
+	if op.Kind != session.OpReplace {
+		return session.SurfaceOp{}, refusef(`session event "%s" carries an invalid replace surfaceOp`, ev.Type)
+	}
+	return op, nil
+}
+
+// checkSources validates sourceEventSeqs (assertSourceEventReferences,
+// surface.ts@103e8703) and, for a replace, that it cites every shadowed
+// node. A physical [start, end] range counts as the seqs it spans.
+func checkSources(ev session.Event, shadowed []Node) error {
+	raw, present := ev.Row.Get("sourceEventSeqs")
+	if ev.Type == typeAssistant && present {
+		return refusef("assistant/message embeds its source stream and cannot carry sourceEventSeqs")
+	}
+	var sources map[int64]bool
+	if present {
+		if raw.Kind() != jsonv.Array {
+			return refusef("sourceEventSeqs on event at seq %d must be an array when present", ev.Seq)
+		}
+		seqs, ok := expandSources(raw)
+		if len(seqs) == 0 && ok {
+			return refusef("sourceEventSeqs must not be empty")
+		}
+		if !ok {
+			return refusef(`session event "%s" sourceEventSeqs must densely contain non-negative safe integers`, ev.Type)
+		}
+		sources = make(map[int64]bool, len(seqs))
+		nonEarlier := int64(-1)
+		for _, s := range seqs {
+			sources[s] = true
+			if nonEarlier < 0 && s >= ev.Seq {
+				nonEarlier = s
+			}
+		}
+		if len(sources) != len(seqs) {
+			return refusef("sourceEventSeqs must not contain duplicates")
+		}
+		if nonEarlier >= 0 {
+			return refusef("sourceEventSeqs must reference earlier events: %d >= current seq %d", nonEarlier, ev.Seq)
+		}
+	}
+	var missing []string
+	for _, n := range shadowed {
+		if !sources[n.Seq] {
+			missing = append(missing, strconv.FormatInt(n.Seq, 10))
+		}
+	}
+	if len(missing) > 0 {
+		return refusef("surface replace: sourceEventSeqs must include every shadowed surface node; missing %s", strings.Join(missing, ", "))
+	}
+	return nil
+}
+
+// expandSources expands a sourceEventSeqs list whose members are seqs or
+// [start, end] ranges; ok is false when a member is neither.
+func expandSources(raw jsonv.Value) (seqs []int64, ok bool) {
+	for _, member := range raw.Elements() {
+		if member.Kind() == jsonv.Array {
+			start, ok1 := member.Index(0).Count()
+			end, ok2 := member.Index(1).Count()
+			if member.Len() != 2 || !ok1 || !ok2 || end < start {
+				return seqs, false
+			}
+			for s := start; s <= end; s++ {
+				seqs = append(seqs, s)
+			}
+			continue
+		}
+		s, isSeq := member.Count()
+		if !isSeq {
+			return seqs, false
+		}
+		seqs = append(seqs, s)
+	}
+	return seqs, true
+}
+
+// checkToolResultRewrite applies dsh's rule for a tool/result replace: it
+// rewrites exactly one current tool/result and changes only its content.
+func checkToolResultRewrite(ev session.Event, shadowed []Node) error {
+	if len(shadowed) != 1 {
+		return refusef("tool/result surface replacement must rewrite exactly one current node")
+	}
+	original := shadowed[0]
+	if original.Type != typeToolResult {
+		return refusef("tool/result surface replacement must target a current tool/result")
+	}
+	if !equalJSON(withoutContent(original.toolData), withoutContent(ev.Data())) {
+		return refusef("tool/result surface replacement may change only content")
+	}
+	return nil
+}
+
+// withoutContent returns tool-result data with message.content nulled, the
+// form in which an original and its rewrite must agree.
+func withoutContent(data jsonv.Value) jsonv.Value {
+	message := data.Field("message")
+	if !isRecord(message) {
+		message = jsonv.ObjectValue()
+	}
+	if !isRecord(data) {
+		data = jsonv.ObjectValue()
+	}
+	return data.With("message", message.With("content", jsonv.NullValue()))
+}
+
+// equalJSON is JSON deep equality with object keys compared as sets, as
+// dsh's isDeepEqualJson compares them.
+func equalJSON(a, b jsonv.Value) bool {
+	if a.Kind() != b.Kind() {
+		return false
+	}
+	switch a.Kind() {
+	case jsonv.Array:
+		if a.Len() != b.Len() {
+			return false
+		}
+		for i, e := range a.Elements() {
+			if !equalJSON(e, b.Index(i)) {
+				return false
+			}
+		}
+		return true
+	case jsonv.Object:
+		if a.Len() != b.Len() {
+			return false
+		}
+		for _, m := range a.Members() {
+			other, ok := b.Get(m.Key)
+			if !ok || !equalJSON(m.Value, other) {
+				return false
+			}
+		}
+		return true
+	}
+	return jsonv.Equal(a, b)
+}
