@@ -28,19 +28,19 @@ var knownEventTypes = map[string]bool{
 
 // The event types the fold gives meaning to.
 const (
-	typeSystem      = "system/message"
-	typeDeveloper   = "developer/message"
-	typeUser        = "user/message"
-	typeAssistant   = "assistant/message"
-	typeAttempt     = "assistant/attempt"
-	typeToolResult  = "tool/result"
-	typeToolCall    = "tool/call"
-	typeHeader      = "request/header"
-	typeTurnStart   = "turn/start"
-	typeTurnEnd     = "turn/end"
-	typeStepStart   = "step/start"
-	typeStepEnd     = "step/end"
-	typeEndSeed     = "session/end-seed"
+	typeSystem       = "system/message"
+	typeDeveloper    = "developer/message"
+	typeUser         = "user/message"
+	typeAssistant    = "assistant/message"
+	typeAttempt      = "assistant/attempt"
+	typeToolResult   = "tool/result"
+	typeToolCall     = "tool/call"
+	typeHeader       = "request/header"
+	typeTurnStart    = "turn/start"
+	typeTurnEnd      = "turn/end"
+	typeStepStart    = "step/start"
+	typeStepEnd      = "step/end"
+	typeEndSeed      = "session/end-seed"
 	typeImageOffload = "image/offload"
 )
 
