@@ -172,9 +172,9 @@ func TestErrorText(t *testing.T) {
 
 const session = "{\"type\":\"session\",\"version\":4}\n{\"seq\":0}\n{\"seq\":1}\n"
 
-// zstdFrames compresses each chunk as its own frame and concatenates them,
+// zstdLog compresses each chunk as its own frame and concatenates them,
 // as dsh writes .jsonl.zstd files (the first frame holds the header line).
-func zstdFrames(t *testing.T, chunks ...string) []byte {
+func zstdLog(t testing.TB, chunks ...string) []byte {
 	t.Helper()
 	enc, err := zstd.NewWriter(nil)
 	if err != nil {
@@ -188,7 +188,7 @@ func zstdFrames(t *testing.T, chunks ...string) []byte {
 	return out
 }
 
-func gzipped(t *testing.T, s string) []byte {
+func gzipped(t testing.TB, s string) []byte {
 	t.Helper()
 	var buf bytes.Buffer
 	w := gzip.NewWriter(&buf)
@@ -212,10 +212,10 @@ func TestOpen(t *testing.T) {
 		compression Compression
 	}{
 		{"plain", "session.v4.jsonl", []byte(session), None},
-		{"zstd, one frame per write", "session.v4.jsonl.zstd", zstdFrames(t, header, rows), Zstd},
-		{"zstd, one frame", "session.v4.jsonl.zst", zstdFrames(t, session), Zstd},
+		{"zstd, header frame then one batch", "session.v4.jsonl.zstd", zstdLog(t, header, rows), Zstd},
+		{"zstd, a frame per row", "session.v4.jsonl.zst", zstdLog(t, header, "{\"seq\":0}\n", "{\"seq\":1}\n"), Zstd},
 		{"gzip", "session.v4.jsonl.gz", gzipped(t, session), Gzip},
-		{"compression told by content, not name", "session.v4.jsonl", zstdFrames(t, session), Zstd},
+		{"compression told by content, not name", "session.v4.jsonl", zstdLog(t, header, rows), Zstd},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -245,7 +245,8 @@ func TestOpen(t *testing.T) {
 }
 
 func TestOpenStdin(t *testing.T) {
-	for _, content := range [][]byte{[]byte(session), zstdFrames(t, session), gzipped(t, session)} {
+	header, rows, _ := strings.Cut(session, "\n")
+	for _, content := range [][]byte{[]byte(session), zstdLog(t, header+"\n", rows), gzipped(t, session)} {
 		f, err := Open("-", bytes.NewReader(content))
 		if err != nil {
 			t.Fatal(err)
@@ -296,7 +297,7 @@ func TestOpenBadGzipHeader(t *testing.T) {
 func TestTruncatedStream(t *testing.T) {
 	// The complete frames' lines are read, then the torn frame is reported
 	// as a truncated stream: dsh's torn tail.
-	full := zstdFrames(t, "{\"h\":1}\n", "{\"seq\":0}\n", "{\"seq\":1}\n")
+	full := zstdLog(t, "{\"h\":1}\n", "{\"seq\":0}\n", "{\"seq\":1}\n")
 	gz := gzipped(t, session)
 	tests := []struct {
 		name    string

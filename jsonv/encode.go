@@ -140,7 +140,7 @@ func AppendString(dst []byte, s string) []byte {
 // surrogateAt returns the UTF-16 surrogate encoded in generalized UTF-8 at
 // s[i:] (ED A0..BF xx), if there is one.
 func surrogateAt(s string, i int) (rune, bool) {
-	if i+2 >= len(s) || s[i] != 0xed || s[i+1] < 0xa0 {
+	if i+2 >= len(s) || s[i] != 0xed || s[i+1] < 0xa0 || s[i+1] > 0xbf || s[i+2]&0xc0 != 0x80 {
 		return 0, false
 	}
 	return rune(s[i]&0x0f)<<12 | rune(s[i+1]&0x3f)<<6 | rune(s[i+2]&0x3f), true

@@ -71,6 +71,8 @@ func TestAppendStringGeneralized(t *testing.T) {
 		{"low, high", "\xed\xb8\x80\xed\xa0\xbd", `"\ude00\ud83d"`},
 		{"high at the end", "ab\xed\xa0\xbd", `"ab\ud83d"`},
 		{"U+D7FF is no surrogate", "\xed\x9f\xbf", "\"\xed\x9f\xbf\""},
+		{"ED before a non-continuation byte is no surrogate", "\xed\xfb0", "\"\xed\xfb0\""},
+		{"ED A0 before a non-continuation byte is no surrogate", "\xed\xa0A", "\"\xed\xa0A\""},
 		{"NUL", "a\x00b", `"a\u0000b"`},
 		{"unit separator", "\x1f", `"\u001f"`},
 	}

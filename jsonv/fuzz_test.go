@@ -1,0 +1,164 @@
+package jsonv
+
+import (
+	"bytes"
+	"math"
+	"os"
+	"path/filepath"
+	"testing"
+	"unicode/utf8"
+)
+
+// addCorpusLines seeds f with every line of the corpus's v3 and v4 session
+// files and of the golden edge cases.
+func addCorpusLines(f *testing.F) {
+	var files []string
+	for _, pattern := range []string{
+		"../testdata/corpus/restored/*/*.v4.jsonl",
+		"../testdata/corpus/golden/edge/*/*.jsonl",
+	} {
+		matches, err := filepath.Glob(pattern)
+		if err != nil {
+			f.Fatal(err)
+		}
+		files = append(files, matches...)
+	}
+	if len(files) == 0 {
+		f.Fatal("no corpus files to seed from")
+	}
+	for _, path := range files {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			f.Fatal(err)
+		}
+		for _, line := range bytes.Split(data, []byte("\n")) {
+			f.Add(line)
+		}
+	}
+}
+
+func FuzzParse(f *testing.F) {
+	addCorpusLines(f)
+	for _, s := range []string{
+		`{"b":1,"2":2,"1":3,"01":4,"-1":5,"4294967295":6,"4294967294":7}`,
+		`{"a":1,"b":2,"a":3}`,
+		`["\ud800","\uDC00","\ud83d\ude00","\u0000\/\u2028"]`,
+		"[\"\xff\xc3(\xe2\x82\"]",
+		`[-0,1e21,1e-7,1.50,2E3,9007199254740993,1e400,-1e400,5e-324]`,
+		` { "a" : [ 1 , 2 ] } `,
+		`[[[[[[[[[[]]]]]]]]]]`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		input := bytes.Clone(data)
+		v, err := Parse(data)
+		if !bytes.Equal(data, input) {
+			t.Fatal("Parse changed its input")
+		}
+		if err != nil {
+			return
+		}
+		encoded := v.Encode()
+		if ref := referenceEncode(nil, v); !bytes.Equal(encoded, ref) {
+			t.Fatalf("fast path %s differs from member-by-member %s", encoded, ref)
+		}
+		if v.Kind() == Array || v.Kind() == Object {
+			text := bytes.Trim(ToWellFormed(data), " \t\r\n")
+			if canonical := bytes.Equal(text, encoded); canonical != (v.Raw() != nil) {
+				t.Fatalf("Raw() = %q for input %q encoded as %q", v.Raw(), text, encoded)
+			}
+		}
+		again, err := Parse(encoded)
+		if err != nil {
+			t.Fatalf("Parse(Encode(v)) = %v for %q", err, encoded)
+		}
+		if got := again.Encode(); !bytes.Equal(got, encoded) {
+			t.Fatalf("encoding is not stable: %q then %q", encoded, got)
+		}
+		if (again.Kind() == Array || again.Kind() == Object) && again.Raw() == nil {
+			t.Fatalf("own output %q is not recognized as canonical", encoded)
+		}
+		if !Equal(finite(v), again) {
+			t.Fatalf("Parse(Encode(v)) is not v for %q", encoded)
+		}
+	})
+}
+
+// finite returns v with ±Inf (an overflowing number literal) replaced by
+// null, which is what JSON.stringify writes for it. -0 needs no mapping:
+// Equal compares numbers with ==, as JavaScript's === does.
+func finite(v Value) Value {
+	switch v.Kind() {
+	case Number:
+		if n, _ := v.Number(); math.IsInf(n, 0) {
+			return NullValue()
+		}
+	case Array:
+		elems := make([]Value, 0, v.Len())
+		for _, e := range v.Elements() {
+			elems = append(elems, finite(e))
+		}
+		return ArrayValue(elems...)
+	case Object:
+		members := make([]Member, 0, v.Len())
+		for _, m := range v.Members() {
+			members = append(members, M(m.Key, finite(m.Value)))
+		}
+		return ObjectValue(members...)
+	}
+	return v
+}
+
+func FuzzEncodeString(f *testing.F) {
+	for _, s := range []string{
+		"", "plain", "\"\\/", "\b\f\n\r\t\x00\x1f\x7f", "<>&\u2028\u2029é😀",
+		"\xed\xa0\x80", "\xed\xb0\x80\xed\xa0\xbd", "\xed\xa0\xbd\xed\xb8\x80",
+		"\xff\xc3(\xe2\x82", "\xed\xa0",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		out := AppendString(nil, s)
+		v, err := Parse(out)
+		if err != nil {
+			t.Fatalf("AppendString(%q) = %q does not parse: %v", s, out, err)
+		}
+		str, ok := v.Str()
+		if !ok {
+			t.Fatalf("AppendString(%q) parsed as a %v", s, v.Kind())
+		}
+		if validGeneralized(s) {
+			if want := joinSurrogatePairs(s); str != want {
+				t.Fatalf("AppendString(%q) read back as %q, want %q", s, str, want)
+			}
+			if !bytes.Equal(v.Encode(), out) {
+				t.Fatalf("%q re-encoded as %q", out, v.Encode())
+			}
+			wrapped, err := Parse(append(append([]byte("["), out...), ']'))
+			if err != nil || wrapped.Raw() == nil {
+				t.Fatalf("AppendString(%q) = %q is not canonical (err %v)", s, out, err)
+			}
+		}
+		if again := AppendString(nil, str); !bytes.Equal(again, v.Encode()) {
+			t.Fatalf("AppendString(%q) = %q, Encode = %q", str, again, v.Encode())
+		}
+	})
+}
+
+// validGeneralized reports whether s is UTF-8 in which UTF-16 surrogates may
+// also appear encoded as three bytes (generalized UTF-8, what Parse yields).
+func validGeneralized(s string) bool {
+	for i := 0; i < len(s); {
+		if _, ok := surrogateAt(s, i); ok {
+			i += 3
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			return false
+		}
+		i += size
+	}
+	return true
+}
