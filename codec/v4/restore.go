@@ -1,0 +1,247 @@
+package v4
+
+import (
+	"github.com/dshlog/dshlog/jsonv"
+	"github.com/dshlog/dshlog/session"
+)
+
+// Restorer is dsh's restoreReleasedV4Artifact, the generation-owned checks
+// of a complete v4 artifact (header, inherited cut, vocabulary, density,
+// native message admission, delivery, own catalog and lifecycle
+// relationships), as a streaming validator: feed every event in seq order
+// with Add, then call Finish with the artifact's inherited cut.
+//
+// dsh checks the artifact in passes (events, then ownership, then
+// lifecycle) after the whole file has been decoded, so a refusal found late
+// in an earlier pass wins over one found early in a later pass, and a
+// decoding error wins over all of them. Add therefore never refuses: it
+// records the first refusal of each pass and Finish reports them in dsh's
+// order. After a refusal of the first pass Add only counts events.
+//
+// Memory: besides the lifecycle state (see lifecycle), the ownership checks
+// of a seeded session keep the own catalog facts and the first foreign
+// delivery after the last inherited marker, because the cut is known only at
+// the end.
+type Restorer struct {
+	header session.Header
+	vocab  Vocabulary
+	count  int64
+
+	eventErr   error // first refusal of the per-event pass
+	lastMarker int64 // seq of the last inherited end-seed marker, or -1
+
+	own       ownership
+	lifecycle *lifecycle
+}
+
+// NewRestorer starts validating the events of a v4 artifact with header h
+// against the event vocabulary (KnownEventTypes for dsh's current reader).
+func NewRestorer(h session.Header, vocab Vocabulary) *Restorer {
+	return &Restorer{
+		header:     h,
+		vocab:      vocab,
+		lastMarker: -1,
+		own:        ownership{header: h, pendingDelivery: -1},
+		lifecycle:  newLifecycle(vocab),
+	}
+}
+
+// Add takes the next event of the artifact.
+func (r *Restorer) Add(ev session.Event) {
+	index := r.count
+	r.count++
+	if r.eventErr != nil {
+		return
+	}
+	if err := r.checkEvent(ev, index); err != nil {
+		r.eventErr = err
+		return
+	}
+	if !r.vocab.Has(ev.Type) {
+		r.lifecycle.add(ev)
+		return
+	}
+	marker := ev.Type == "session/end-seed" && ev.Data().Field("inherited").IsTrue()
+	if marker {
+		r.lastMarker = index
+		r.own.marker()
+	}
+	r.own.add(ev)
+	if r.own.err == nil {
+		r.lifecycle.add(ev)
+	}
+}
+
+// checkEvent is the per-event pass: vocabulary, density and native message
+// admission of known events.
+func (r *Restorer) checkEvent(ev session.Event, index int64) error {
+	known := r.vocab.Has(ev.Type)
+	if !known && !ev.Ignorable() {
+		return session.Unsupportedf("format v4 contains unknown event type %s at seq %d", Quote(ev.Type), index)
+	}
+	if ev.Seq != index {
+		return session.FormatErrorf("format v4 event %d is not dense", index)
+	}
+	if !known {
+		return nil
+	}
+	if err := checkRetiredSyntax(ev.Row); err != nil {
+		return err
+	}
+	if err := checkSystemMessage(ev.Row); err != nil {
+		return err
+	}
+	if ev.Type != "tool/result" {
+		return nil
+	}
+	if err := checkToolResult(ev.Row); err != nil {
+		return err
+	}
+	return checkForkResult(ev.Row, func() (jsonv.Value, bool) {
+		seqs, ok := ev.SourceEventSeqs()
+		if !ok {
+			return jsonv.Value{}, false
+		}
+		elems := make([]jsonv.Value, len(seqs))
+		for i, s := range seqs {
+			elems[i] = jsonv.IntValue(s)
+		}
+		return jsonv.ArrayValue(elems...), true
+	})
+}
+
+// Finish checks the artifact as a whole, given its inherited event count,
+// and returns dsh's first refusal.
+func (r *Restorer) Finish(cut int64) error {
+	if err := ValidateHeader(r.header); err != nil {
+		return err
+	}
+	if cut < 0 || cut > maxSafeInteger {
+		return session.FormatErrorf("format v4 inherited event count must be a non-negative safe integer")
+	}
+	if cut > r.count {
+		return session.FormatErrorf("format v4 inherited event count exceeds its events")
+	}
+	if !r.header.IsSeeded && cut != 0 {
+		return session.FormatErrorf("unseeded format v4 Session has inherited events")
+	}
+	if r.eventErr != nil {
+		return r.eventErr
+	}
+	if r.header.IsSeeded && r.lastMarker != cut {
+		return session.FormatErrorf("format v4 seeded header disagrees with its last inherited end-seed marker")
+	}
+	if !r.header.IsSeeded && r.lastMarker >= 0 {
+		return session.FormatErrorf("format v4 unseeded Session contains an inherited end-seed marker")
+	}
+	if err := r.own.finish(); err != nil {
+		return err
+	}
+	return r.lifecycle.finish()
+}
+
+// ownership is dsh's ownership pass over known events: developer data,
+// producer-owned message sources, the current delivery generation and the
+// uniqueness of own catalog children. Delivery and catalog rules depend on
+// the inherited cut, which a seeded session reveals only at its last
+// inherited marker; until then their refusals are kept pending, and a later
+// marker clears the ones before it.
+type ownership struct {
+	header session.Header
+	err    error // first definite refusal
+	errAt  int64
+
+	pendingDelivery int64 // seq of the first foreign delivery after the last marker, or -1
+	catalogs        []ownCatalog
+	ids             map[string]struct{} // own children of an unseeded session
+}
+
+type ownCatalog struct {
+	at      int64
+	childID string
+	err     error
+}
+
+func (o *ownership) add(ev session.Event) {
+	if o.err != nil {
+		return
+	}
+	if err := o.check(ev); err != nil {
+		o.err, o.errAt = err, ev.Seq
+	}
+}
+
+func (o *ownership) check(ev session.Event) error {
+	if err := checkDeveloperData(ev.Row); err != nil {
+		return err
+	}
+	if err := checkMessageSources(ev); err != nil {
+		return err
+	}
+	id, active, err := ValidateDelivery(ev, Version)
+	if err != nil {
+		return err
+	}
+	if active && id != o.header.ID {
+		// Allowed only inside the inherited prefix of a Session with a parent.
+		if o.header.ParentSession == nil || !o.header.IsSeeded {
+			return errWrongSession
+		}
+		if o.pendingDelivery < 0 {
+			o.pendingDelivery = ev.Seq
+		}
+	}
+	if ev.Type != "subagent/catalog" {
+		return nil
+	}
+	entry, err := CatalogFact(ev.Data(), "subagent/catalog")
+	if !o.header.IsSeeded {
+		if err != nil {
+			return err
+		}
+		if o.ids == nil {
+			o.ids = map[string]struct{}{}
+		}
+		if _, dup := o.ids[entry.ChildID]; dup {
+			return session.FormatErrorf("duplicate catalog child %s", entry.ChildID)
+		}
+		o.ids[entry.ChildID] = struct{}{}
+		return nil
+	}
+	o.catalogs = append(o.catalogs, ownCatalog{at: ev.Seq, childID: entry.ChildID, err: err})
+	return nil
+}
+
+var errWrongSession = session.FormatErrorf("current-generation delivery marker names the wrong Session")
+
+// marker clears what an inherited marker moves into the inherited prefix.
+func (o *ownership) marker() {
+	o.pendingDelivery = -1
+	o.catalogs = o.catalogs[:0]
+}
+
+// finish returns the first ownership refusal by event position.
+func (o *ownership) finish() error {
+	err, at := o.err, o.errAt
+	first := func(e error, pos int64) {
+		if e != nil && (err == nil || pos < at) {
+			err, at = e, pos
+		}
+	}
+	if o.pendingDelivery >= 0 {
+		first(errWrongSession, o.pendingDelivery)
+	}
+	ids := map[string]struct{}{}
+	for _, c := range o.catalogs {
+		if c.err != nil {
+			first(c.err, c.at)
+			break
+		}
+		if _, dup := ids[c.childID]; dup {
+			first(session.FormatErrorf("duplicate catalog child %s", c.childID), c.at)
+			break
+		}
+		ids[c.childID] = struct{}{}
+	}
+	return err
+}
