@@ -10,8 +10,8 @@ import (
 
 // The event types dsh's lifecycle relationships interpret.
 var (
-	surfaceTypes = typeSet("system/message", "user/message", "developer/message", "assistant/message", "tool/result")
-	stepTypes    = typeSet("system/message", "developer/message", "assistant/attempt")
+	surfaceTypes   = typeSet("system/message", "user/message", "developer/message", "assistant/message", "tool/result")
+	stepTypes      = typeSet("system/message", "developer/message", "assistant/attempt")
 	lifecycleTypes = typeSet(
 		"system/message", "user/message", "developer/message", "assistant/message", "tool/result", "assistant/attempt",
 		"turn/start", "turn/end", "step/start", "step/end", "tool/call", "request/header", "request/context",
@@ -67,18 +67,18 @@ type lifecycle struct {
 	retries            retryChains
 	commands           map[string]struct{}
 
-	humanUsers   []int64 // seqs of user/message events with a human source
-	commandSeqs  []int64 // seqs of command/run and command/done events
+	humanUsers     []int64 // seqs of user/message events with a human source
+	commandSeqs    []int64 // seqs of command/run and command/done events
 	headers        map[int64]*headerTools
 	headerShapes   map[string]*headerTools
 	unknownHeaders []int64 // request/header seqs outside the vocabulary
 }
 
 type compaction struct {
-	id        string
-	command   scalar
-	turn      int64 // 0 for a compaction outside any turn (turn null)
-	seq       int64
+	id         string
+	command    scalar
+	turn       int64 // 0 for a compaction outside any turn (turn null)
+	seq        int64
 	summarized bool
 }
 
