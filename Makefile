@@ -1,0 +1,59 @@
+# dshlog's everyday commands. Everything is plain `go`; the targets only save
+# typing. Outputs go to bin/ (ignored by git).
+
+GO       ?= go
+BIN      ?= bin
+FUZZTIME ?= 10s
+BENCHTIME ?= 1x
+MANDIR   ?= $(BIN)/man/man1
+
+.PHONY: all build install test vet bench fuzz cover man clean help
+
+all: build
+
+## build: compile bin/dshlog
+build:
+	$(GO) build -o $(BIN)/dshlog ./cmd/dshlog
+
+## install: install dshlog into GOBIN (go install ./cmd/dshlog)
+install:
+	$(GO) install ./cmd/dshlog
+
+## test: run every test (what CI runs)
+test:
+	$(GO) test ./...
+
+## vet: gofmt and go vet
+vet:
+	@test -z "$$(gofmt -l .)" || { gofmt -l .; echo 'gofmt: files above need formatting'; exit 1; }
+	$(GO) vet ./...
+
+## bench: run every benchmark once with allocation figures (BENCHTIME=5x for more)
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) ./...
+
+## fuzz: run each fuzz target for FUZZTIME (default 10s)
+fuzz:
+	@set -e; for pkg in $$($(GO) list ./...); do \
+		for target in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz' || true); do \
+			echo "fuzz $$pkg $$target"; \
+			$(GO) test -run '^$$' -fuzz "^$$target$$" -fuzztime $(FUZZTIME) $$pkg; \
+		done; \
+	done
+
+## cover: test with coverage across packages and print the total
+cover:
+	@mkdir -p $(BIN)
+	$(GO) test -coverpkg ./... -coverprofile $(BIN)/cover.out ./...
+	$(GO) tool cover -func $(BIN)/cover.out | tail -n 1
+
+## man: write man pages for dshlog and its verbs into MANDIR
+man:
+	$(GO) run ./cmd/dshlog man $(MANDIR)
+
+clean:
+	rm -rf $(BIN)
+
+## help: list the targets
+help:
+	@grep '^## ' Makefile | sed 's/^## /  /'
