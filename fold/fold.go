@@ -53,17 +53,15 @@ func New() *Fold {
 type Node struct {
 	Seq  int64
 	Type string
-	// Message is what the node projects (after any image/offload
-	// projection), or null when it projects to nothing: an empty system,
-	// developer or assistant message keeps its surface position but adds no
-	// message.
+	// Message is the node's message (after any image/offload projection).
 	Message jsonv.Value
+	// Visible is false when the node projects to nothing: an empty system,
+	// developer or assistant message keeps its surface position but adds no
+	// message to the model's view.
+	Visible bool
 	// toolData is a tool/result node's original data, for the rewrite guard.
 	toolData jsonv.Value
 }
-
-// Visible reports whether the node adds a message to the model's view.
-func (n Node) Visible() bool { return truthy(n.Message) }
 
 // Replacement records one committed replace: the event that made it, the
 // node range it declared, the nodes it actually shadowed (in surface order)
@@ -124,7 +122,7 @@ func (f *Fold) MessageCount() int { return f.visible }
 func (f *Fold) Messages() []jsonv.Value {
 	messages := make([]jsonv.Value, 0, f.visible)
 	for _, n := range f.nodes {
-		if n.Visible() {
+		if n.Visible {
 			messages = append(messages, n.Message)
 		}
 	}

@@ -88,18 +88,14 @@ type toolHistory struct {
 	available map[string]bool        // names available after the recorded updates
 	tools     jsonv.Value            // the series baseline
 	updates   []jsonv.Value          // {messageId, additions} per developer message
-	err       error                  // a developer message whose additions could not be resolved
 }
 
 func (t *toolHistory) apply(ev session.Event, headerTools map[int64]jsonv.Value) {
-	if t.err != nil {
-		return
-	}
 	switch ev.Type {
 	case typeHeader:
 		t.applyHeader(ev, headerTools[ev.Seq])
 	case typeDeveloper:
-		t.err = t.applyDeveloper(ev, headerTools)
+		t.applyDeveloper(ev, headerTools)
 	}
 }
 
@@ -134,8 +130,10 @@ func (t *toolHistory) applyHeader(ev session.Event, tools jsonv.Value) {
 }
 
 // applyDeveloper records a developer message's additions, resolved against
-// the header its headerSeq names, and its removals.
-func (t *toolHistory) applyDeveloper(ev session.Event, headerTools map[int64]jsonv.Value) error {
+// the header its headerSeq names, and its removals. The surface fold has
+// already checked that each addition names exactly one tool there, so
+// dsh's "tool history: missing definition" cannot happen here.
+func (t *toolHistory) applyDeveloper(ev session.Event, headerTools map[int64]jsonv.Value) {
 	data := ev.Data()
 	message := data.Field("message")
 	var definitions jsonv.Value
@@ -148,11 +146,7 @@ func (t *toolHistory) applyDeveloper(ev session.Event, headerTools map[int64]jso
 		if block.Field("type").Text() != "tool-addition" {
 			continue
 		}
-		found := toolsNamed(definitions, block.Field("toolName"))
-		if len(found) == 0 {
-			return refusef("tool history: missing definition for %s", block.Field("toolName").Text())
-		}
-		additions = append(additions, found[0])
+		additions = append(additions, toolsNamed(definitions, block.Field("toolName"))...)
 	}
 	if t.declared == nil {
 		t.declared = map[string]jsonv.Value{}
@@ -174,17 +168,13 @@ func (t *toolHistory) applyDeveloper(ev session.Event, headerTools map[int64]jso
 		jsonv.M("messageId", message.Field("id")),
 		jsonv.M("additions", jsonv.ArrayValue(additions...)),
 	))
-	return nil
 }
 
 // snapshot returns the tool history a request carries: {tools, updates}.
 // When the active tools disagree with the names the updates account for
 // (logs written before tool updates were emitted) it is the active tools
 // with no updates.
-func (t *toolHistory) snapshot() (jsonv.Value, error) {
-	if t.err != nil {
-		return jsonv.Value{}, t.err
-	}
+func (t *toolHistory) snapshot() jsonv.Value {
 	active := t.active
 	if active.Kind() != jsonv.Array {
 		active = jsonv.ArrayValue()
@@ -196,18 +186,18 @@ func (t *toolHistory) snapshot() (jsonv.Value, error) {
 		}
 	}
 	if !consistent {
-		return toolHistoryValue(active, nil), nil
+		return toolHistoryValue(active, nil)
 	}
 	tools := t.tools
 	if tools.Kind() != jsonv.Array {
 		tools = jsonv.ArrayValue()
 	}
-	return toolHistoryValue(tools, t.updates), nil
+	return toolHistoryValue(tools, t.updates)
 }
 
 // ToolHistory returns the tool history a request built now would carry:
 // {tools, updates}, each update {messageId, additions}.
-func (f *Fold) ToolHistory() (jsonv.Value, error) { return f.toolHistory.snapshot() }
+func (f *Fold) ToolHistory() jsonv.Value { return f.toolHistory.snapshot() }
 
 func toolHistoryValue(tools jsonv.Value, updates []jsonv.Value) jsonv.Value {
 	return jsonv.ObjectValue(

@@ -38,10 +38,6 @@ func (f *Fold) Request(settlement session.Event) (Request, error) {
 	if settlement.Seq != f.next {
 		return Request{}, fmt.Errorf("fold: settlement %d is not the next event (expected %d)", settlement.Seq, f.next)
 	}
-	toolHistory, err := f.ToolHistory()
-	if err != nil {
-		return Request{}, err
-	}
 	data := settlement.Data()
 	turn, _ := data.Field("turn").Count()
 	step, _ := data.Field("step").Count()
@@ -52,7 +48,7 @@ func (f *Fold) Request(settlement session.Event) (Request, error) {
 		Turn:              turn,
 		Step:              step,
 		Messages:          f.Messages(),
-		ToolHistory:       toolHistory,
+		ToolHistory:       f.ToolHistory(),
 		ReplaceGeneration: f.replaceGeneration,
 		ContentGeneration: f.contentGeneration,
 	}

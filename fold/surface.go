@@ -112,19 +112,19 @@ func (f *Fold) commit(ev session.Event, p plan) {
 	case planAppend:
 		n := newNode(ev)
 		f.nodes = append(f.nodes, n)
-		if n.Visible() {
+		if n.Visible {
 			f.visible++
 		}
 	case planReplace:
 		shadowed := make([]int64, 0, p.endIdx-p.startIdx+1)
 		for _, n := range f.nodes[p.startIdx : p.endIdx+1] {
 			shadowed = append(shadowed, n.Seq)
-			if n.Visible() {
+			if n.Visible {
 				f.visible--
 			}
 		}
 		n := newNode(ev)
-		if n.Visible() {
+		if n.Visible {
 			f.visible++
 		}
 		f.nodes[p.startIdx] = n
@@ -167,17 +167,16 @@ func newNode(ev session.Event) Node {
 	case typeToolResult:
 		n.Message = data.Field("message")
 		n.toolData = data
+	case typeAssistant:
+		// The assistant row also holds the embedded stream; keep only the
+		// message's own bytes alive.
+		n.Message = detach(data.Field("message"))
 	default:
-		message := data.Field("message")
-		if hasEmptyLength(message.Field("content")) {
-			return n
-		}
-		n.Message = message
-		if ev.Type == typeAssistant {
-			// The assistant row also holds the embedded stream; keep only the
-			// message's own bytes alive.
-			n.Message = detach(message)
-		}
+		n.Message = data.Field("message")
+	}
+	n.Visible = truthy(n.Message)
+	if ev.Type != typeUser && ev.Type != typeToolResult && hasEmptyLength(n.Message.Field("content")) {
+		n.Visible = false
 	}
 	return n
 }
