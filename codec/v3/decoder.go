@@ -1,0 +1,90 @@
+package v3
+
+import (
+	"github.com/dshlog/dshlog/codec/v2"
+	"github.com/dshlog/dshlog/jsonv"
+	"github.com/dshlog/dshlog/session"
+)
+
+// Decoder reads the rows of a v3 session as dsh's v3 codec does: row
+// admission first (refused whatever the recovery), then the v2 framing, then
+// for each framed event the PTC admission (refused whatever the recovery)
+// and the canonical envelope check, which follows the recovery policy:
+// strict refuses, recoverable withholds this and every later event and
+// refuses only when a later turn/end arrives.
+type Decoder struct {
+	header   session.Header
+	framing  *v2.Decoder
+	recovery v2.Recovery
+	issue    error // the first canonical failure withheld by recovery
+	cut      int64 // seq of the last accepted inherited end-seed marker
+	hasCut   bool
+}
+
+// NewDecoder returns a Decoder for the events of a v3 session with header h.
+func NewDecoder(h session.Header, recovery v2.Recovery) *Decoder {
+	return &Decoder{header: h, framing: v2.NewDecoder(h, recovery), recovery: recovery}
+}
+
+// Header returns the session's logical v3 header.
+func (d *Decoder) Header() session.Header { return d.header }
+
+// Decode takes the next parsed row. It returns the event and true when the
+// row is accepted, false when recovery withholds it, or the refusal.
+func (d *Decoder) Decode(row jsonv.Value) (session.Event, bool, error) {
+	if err := AdmitRow(row); err != nil {
+		return session.Event{}, false, err
+	}
+	ev, ok, err := d.framing.Decode(row)
+	if err != nil || !ok {
+		return ev, false, err
+	}
+	if err := CheckAdmission(ev.Row); err != nil {
+		return ev, false, err
+	}
+	if d.issue == nil {
+		if err := CheckEvent(ev.Row, nil); err != nil {
+			if d.recovery == v2.Strict {
+				return ev, false, err
+			}
+			d.issue = err
+		}
+	}
+	if d.issue != nil {
+		if ev.Type == "turn/end" {
+			return ev, false, d.issue
+		}
+		return ev, false, nil
+	}
+	if ev.Type == "session/end-seed" && ev.Data().Field("inherited").IsTrue() {
+		d.cut, d.hasCut = ev.Seq, true
+	}
+	return ev, true, nil
+}
+
+// Issue returns the first problem recovery has withheld events for, if any.
+func (d *Decoder) Issue() error {
+	if d.issue != nil {
+		return d.issue
+	}
+	return d.framing.Issue()
+}
+
+// Count returns the number of events the framing accepted so far.
+func (d *Decoder) Count() int64 { return d.framing.Count() }
+
+// Finish checks the inherited marker against the header and returns the
+// inherited event count. After a withheld canonical failure only markers
+// that passed the canonical check count.
+func (d *Decoder) Finish() (int64, error) {
+	if d.issue == nil {
+		return d.framing.Finish()
+	}
+	if d.header.IsSeeded && !d.hasCut {
+		return 0, session.FormatErrorf("format v3 seeded Session lacks an accepted inherited end-seed marker")
+	}
+	if !d.header.IsSeeded && d.hasCut {
+		return 0, session.FormatErrorf("format v3 unseeded Session contains an inherited end-seed marker")
+	}
+	return d.cut, nil
+}

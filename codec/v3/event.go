@@ -1,0 +1,334 @@
+package v3
+
+import (
+	"github.com/dshlog/dshlog/codec/v2"
+	"github.com/dshlog/dshlog/jsonv"
+	"github.com/dshlog/dshlog/session"
+)
+
+// surfaceTypes are the v3 surface event names; every other known event is
+// log-only.
+var surfaceTypes = map[string]bool{
+	"system/message": true, "user/message": true, "assistant/message": true, "tool/result": true,
+}
+
+// IsSurface reports whether eventType is a v3 surface event.
+func IsSurface(eventType string) bool { return surfaceTypes[eventType] }
+
+// isObsolete reports the v2 PTC names v3 no longer knows.
+func isObsolete(eventType string) bool {
+	return eventType == "tool/code-dispatch-start" || eventType == "tool/code-dispatch"
+}
+
+// AdmitRow is dsh's assertV3RowAdmission, run on every parsed row before
+// framing and whatever the recovery policy: structural rows, then the
+// retired PTC names.
+func AdmitRow(row jsonv.Value) error {
+	if err := CheckStructuralRow(row); err != nil {
+		return err
+	}
+	if row.Kind() == jsonv.Object {
+		return CheckAdmission(row)
+	}
+	return nil
+}
+
+// CheckAdmission is dsh's assertV3EventAdmission: a required (not ignorable)
+// tool/code-dispatch-start or tool/code-dispatch is an unknown v3 type.
+func CheckAdmission(row jsonv.Value) error {
+	typ := row.Field("type")
+	if t, ok := typ.Str(); ok && isObsolete(t) && !row.Field("ignorable").IsTrue() {
+		seq, present := row.Get("seq")
+		return session.Unsupportedf("format v3 contains unknown event type %s at seq %s", typ.String(), jsString(seq, present))
+	}
+	return nil
+}
+
+// CheckStructuralRow is dsh's assertV3StructuralRow: a request/header must
+// not carry the retired header.system, and a system/message must have v3's
+// exact system shape. Other rows, and non-objects, pass.
+func CheckStructuralRow(row jsonv.Value) error {
+	if row.Kind() != jsonv.Object {
+		return nil
+	}
+	switch row.Field("type").Text() {
+	case "request/header":
+		data, err := record(row.Field("data"), "request/header data")
+		if err != nil {
+			return err
+		}
+		header, err := record(data.Field("header"), "request header")
+		if err != nil {
+			return err
+		}
+		if header.Has("system") {
+			return session.Unsupportedf("format v3 request/header rejects retired header.system")
+		}
+	case "system/message":
+		data, err := record(row.Field("data"), "system/message data")
+		if err != nil {
+			return err
+		}
+		return checkSystem(data)
+	}
+	return nil
+}
+
+func checkSystem(data jsonv.Value) error {
+	if err := fields(data, []string{"turn", "step", "message"}, nil, "system/message data"); err != nil {
+		return err
+	}
+	for _, coordinate := range []string{"turn", "step"} {
+		n, ok := data.Field(coordinate).Count()
+		if !ok {
+			return session.FormatErrorf("%s must be a non-negative safe integer", coordinate)
+		}
+		if n == 0 {
+			return session.FormatErrorf("%s must be positive", coordinate)
+		}
+	}
+	message, err := record(data.Field("message"), "system message")
+	if err != nil {
+		return err
+	}
+	if err := fields(message, []string{"id", "role", "source", "content"}, nil, "system message"); err != nil {
+		return err
+	}
+	if id, ok := message.Field("id").Str(); !ok || id == "" || message.Field("role").Text() != "system" {
+		return session.FormatErrorf("system message requires an id and system role")
+	}
+	source, err := record(message.Field("source"), "system source")
+	if err != nil {
+		return err
+	}
+	if plugin, ok := source.Field("plugin").Str(); source.Field("kind").Text() != "plugin" || !ok || plugin == "" {
+		return session.FormatErrorf("system message requires plugin source")
+	}
+	probe := jsonv.ObjectValue(
+		jsonv.M("type", jsonv.StringValue("user/message")),
+		jsonv.M("seq", jsonv.IntValue(0)),
+		jsonv.M("time", jsonv.IntValue(0)),
+		jsonv.M("data", message.With("role", jsonv.StringValue("user"))))
+	return v2.CheckPayloadSemantics(session.Event{Type: "user/message", Row: probe}, 3)
+}
+
+// CheckEvent is dsh's assertV3Event: the canonical v3 envelope of a decoded
+// or migrated event, its surface metadata, its structural row and the
+// canonical request/header and tool/result payload rules. known adds the
+// installed event types whose envelopes are interpreted (nil for none). The
+// row's sourceEventSeqs may be in compressed or expanded form.
+func CheckEvent(row jsonv.Value, known func(string) bool) error {
+	value, err := record(row, "format v3 event")
+	if err != nil {
+		return err
+	}
+	typ := value.Field("type").Text()
+	seqValue, hasSeq := value.Get("seq")
+	subject := "format v3 " + jsString(value.Field("type"), value.Has("type")) + " at seq " + jsString(seqValue, hasSeq)
+	opaque := !isKnown(typ, known)
+	optional := []string{"ignorable"}
+	if surfaceTypes[typ] || opaque {
+		optional = []string{"ignorable", "surfaceOp", "sourceEventSeqs"}
+	}
+	if err := fields(value, []string{"type", "seq", "time", "data"}, optional, subject); err != nil {
+		return err
+	}
+	if value.Field("type").Kind() != jsonv.String {
+		return session.FormatErrorf("%s type must be a string", subject)
+	}
+	seq, ok := seqValue.Count()
+	if !ok {
+		return session.FormatErrorf("%s seq must be a non-negative safe integer", subject)
+	}
+	if _, ok := value.Field("time").SafeInt(); !ok {
+		return session.FormatErrorf("%s time must be a safe integer", subject)
+	}
+	if ig, ok := value.Get("ignorable"); ok && !ig.IsTrue() {
+		return session.FormatErrorf("%s ignorable must be true when present", subject)
+	}
+	if surfaceTypes[typ] {
+		if err := checkSurface(value, typ, seq, subject); err != nil {
+			return err
+		}
+	}
+	if err := CheckStructuralRow(value); err != nil {
+		return err
+	}
+	return checkCanonicalPayload(value, typ, subject)
+}
+
+func isKnown(typ string, known func(string) bool) bool {
+	if isObsolete(typ) {
+		return false
+	}
+	if _, inV2 := v2.V2Disposition(typ); inV2 || surfaceTypes[typ] {
+		return true
+	}
+	switch typ {
+	case "tool/ptc-dispatch-start", "tool/ptc-dispatch", "feedback/message-put", "feedback/message-delete":
+		return true
+	}
+	return known != nil && known(typ)
+}
+
+func checkSurface(value jsonv.Value, typ string, seq int64, subject string) error {
+	op, ok := value.Get("surfaceOp")
+	if !ok {
+		return session.FormatErrorf("%s requires a surfaceOp marker", subject)
+	}
+	if op.Text() != "append" {
+		replace, err := record(op, subject+" surfaceOp")
+		if err != nil {
+			return err
+		}
+		if replace.Len() != 3 || replace.Field("op").Text() != "replace" || !replace.Has("startSeq") || !replace.Has("endSeq") {
+			return session.FormatErrorf("%s requires exact replace fields op/startSeq/endSeq", subject)
+		}
+		for _, key := range []string{"startSeq", "endSeq"} {
+			n, ok := replace.Field(key).Count()
+			if !ok {
+				return session.FormatErrorf("%s surfaceOp %s must be a non-negative safe integer", subject, key)
+			}
+			if n >= seq {
+				return session.FormatErrorf("%s replacement endpoints must reference earlier events", subject)
+			}
+		}
+	}
+	sources, ok := value.Get("sourceEventSeqs")
+	if !ok {
+		return nil
+	}
+	if typ == "assistant/message" {
+		return session.FormatErrorf("%s embeds its stream and cannot carry sourceEventSeqs", subject)
+	}
+	if sources.Kind() != jsonv.Array || sources.Len() == 0 {
+		return session.FormatErrorf("%s sourceEventSeqs must be a non-empty array", subject)
+	}
+	seen := map[int64]bool{}
+	for _, member := range logicalSeqs(sources) {
+		n, ok := member.Count()
+		if !ok {
+			return session.FormatErrorf("%s sourceEventSeqs member must be a non-negative safe integer", subject)
+		}
+		if n >= seq || seen[n] {
+			return session.FormatErrorf("%s sourceEventSeqs must be unique earlier seqs", subject)
+		}
+		seen[n] = true
+	}
+	return nil
+}
+
+// logicalSeqs returns the members of a sourceEventSeqs list as dsh's decoder
+// hands them on: a physical [start, end] range (already checked by the
+// framing) expanded, every other member as it is.
+func logicalSeqs(list jsonv.Value) []jsonv.Value {
+	var out []jsonv.Value
+	for _, member := range list.Elements() {
+		if member.Kind() != jsonv.Array {
+			out = append(out, member)
+			continue
+		}
+		for _, s := range session.ExpandSeqRanges(jsonv.ArrayValue(member)) {
+			out = append(out, jsonv.IntValue(s))
+		}
+	}
+	return out
+}
+
+func checkCanonicalPayload(value jsonv.Value, typ, subject string) error {
+	switch typ {
+	case "request/header":
+		data, err := record(value.Field("data"), subject+" data")
+		if err != nil {
+			return err
+		}
+		header, err := record(data.Field("header"), subject+" header")
+		if err != nil {
+			return err
+		}
+		tools := header.Field("tools")
+		defaults := header.Field("adapterDefaults")
+		if (tools.Kind() == jsonv.Array && tools.Len() == 0) || (defaults.Kind() == jsonv.Object && defaults.Len() == 0) {
+			return session.FormatErrorf("%s empty optional header fields must be omitted", subject)
+		}
+	case "tool/result":
+		data, err := record(value.Field("data"), subject+" data")
+		if err != nil {
+			return err
+		}
+		if !data.Has("error") {
+			return nil
+		}
+		message, err := record(data.Field("message"), subject+" message")
+		if err != nil {
+			return err
+		}
+		content := message.Field("content")
+		block := content.Index(0)
+		if content.Kind() != jsonv.Array || content.Len() != 1 || block.Kind() != jsonv.Object ||
+			block.Field("type").Text() != "tool-result" || !block.Field("isError").IsTrue() {
+			return session.FormatErrorf("%s carries error metadata for a non-error tool result", subject)
+		}
+	}
+	return nil
+}
+
+// record requires a JSON object, with v3's "<label> must be an object".
+func record(v jsonv.Value, label string) (jsonv.Value, error) {
+	if v.Kind() != jsonv.Object {
+		return v, session.FormatErrorf("%s must be an object", label)
+	}
+	return v, nil
+}
+
+// fields requires every required member (reported first) and nothing
+// outside required and optional, with v3's wording.
+func fields(v jsonv.Value, required, optional []string, label string) error {
+	for _, k := range required {
+		if !v.Has(k) {
+			return session.FormatErrorf("%s lacks required field %s", label, k)
+		}
+	}
+	for _, m := range v.Members() {
+		if !contains(required, m.Key) && !contains(optional, m.Key) {
+			return session.FormatErrorf("%s has unexpected field %s", label, m.Key)
+		}
+	}
+	return nil
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// jsString renders a member as a JavaScript template literal would: absent
+// as "undefined", strings bare, numbers in JavaScript's form, objects as
+// "[object Object]".
+func jsString(v jsonv.Value, present bool) string {
+	if !present {
+		return "undefined"
+	}
+	switch v.Kind() {
+	case jsonv.String:
+		return v.Text()
+	case jsonv.Object:
+		return "[object Object]"
+	case jsonv.Array:
+		out := ""
+		for i, e := range v.Elements() {
+			if i > 0 {
+				out += ","
+			}
+			if !e.IsNull() {
+				out += jsString(e, true)
+			}
+		}
+		return out
+	}
+	return v.String()
+}

@@ -1,0 +1,438 @@
+package v2to3
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/dshlog/dshlog/codec/v2"
+	"github.com/dshlog/dshlog/codec/v3"
+	"github.com/dshlog/dshlog/jsonv"
+	"github.com/dshlog/dshlog/session"
+)
+
+// sourceKinds are the message source kinds a v2 message may carry.
+var sourceKinds = map[string]bool{
+	"user": true, "plugin": true, "model": true, "tool": true, "agent-instructions": true,
+	"session-reference": true, "team-message": true, "goal": true, "skill-invocation": true,
+	"skill-catalog": true, "coordinator": true, "subagent-report": true, "subagent-settled": true,
+	"webhook": true, "agent-message": true,
+}
+
+// contentKinds are the content block types the edge knows how to carry.
+var classifiedKinds = map[string]bool{
+	"text": true, "reasoning": true, "image": true, "file": true, "tool-call": true, "tool-result": true,
+}
+
+// admit is dsh's v2 admission of one source event (assertEvent(event, 2)):
+// only audited types, exact envelopes and data members, classified content
+// and sources, and the released payload rules. row is the event's row with
+// sourceEventSeqs in logical (expanded) form.
+func admit(ev session.Event, row jsonv.Value) error {
+	typ := ev.Type
+	d, known := v2.V2Disposition(typ)
+	feedback := typ == "feedback/message-put" || typ == "feedback/message-delete"
+	if !known && !feedback {
+		return session.Unsupportedf("format v2 to v3 cannot safely transform unclassified event %s", typ)
+	}
+	surface := v3.IsSurface(typ)
+	optional := []string{"ignorable"}
+	if surface {
+		optional = []string{"ignorable", "sourceEventSeqs", "surfaceOp"}
+	}
+	if err := fields(row, []string{"type", "seq", "time", "data"}, optional, typ); err != nil {
+		return err
+	}
+	seq, ok := row.Field("seq").Count()
+	if !ok {
+		return session.FormatErrorf("event seq must be a non-negative safe integer")
+	}
+	if _, ok := row.Field("time").SafeInt(); !ok {
+		return session.FormatErrorf("event time must be a safe integer")
+	}
+	if ig, ok := row.Get("ignorable"); ok && !ig.IsTrue() {
+		return session.FormatErrorf("ignorable must be true")
+	}
+	if surface {
+		if err := v2.CheckSurfaceMetadata(row, seq, typ, v2.ForbidAssistant); err != nil {
+			return err
+		}
+		if !row.Has("surfaceOp") {
+			return session.FormatErrorf("%s requires surfaceOp", typ)
+		}
+	}
+	data, err := record(row.Field("data"), typ+" data")
+	if err != nil {
+		return err
+	}
+	if feedback {
+		return admitFeedback(typ, data)
+	}
+	if d.Inherited {
+		// dsh reads the member lists of an Object.prototype property.
+		return session.FormatErrorf("Cannot read properties of undefined (reading 'find')")
+	}
+	if err := fields(data, d.Required, d.Optional, typ+" data"); err != nil {
+		return err
+	}
+	if err := auditContent(typ, seq, data); err != nil {
+		return err
+	}
+	if typ != "assistant/attempt" {
+		if err := v2.CheckPayloadSemantics(session.Event{Type: typ, Seq: seq, Row: row}, 2); err != nil {
+			return err
+		}
+	}
+	if typ == "assistant/message" || typ == "assistant/attempt" {
+		for _, coordinate := range []string{"turn", "step"} {
+			n, ok := data.Field(coordinate).Count()
+			if !ok {
+				return session.FormatErrorf("%s must be a non-negative safe integer", coordinate)
+			}
+			if n == 0 {
+				return session.FormatErrorf("%s must be positive", coordinate)
+			}
+		}
+	}
+	if inherited, ok := data.Get("inherited"); typ == "session/end-seed" && ok && !inherited.IsTrue() {
+		return session.FormatErrorf("session/end-seed inherited must be true")
+	}
+	switch typ {
+	case "user/message":
+		return classifySource(data)
+	case "assistant/message", "tool/result":
+		message, err := record(data.Field("message"), "message")
+		if err != nil {
+			return err
+		}
+		if err := classifySource(message); err != nil {
+			return err
+		}
+		if typ == "tool/result" && data.Field("error").Field("code").Text() == "TOOL_NOT_STARTED" {
+			return checkRepairIdentity(data)
+		}
+	case "agent/inbox/spliced", "session/title-llm-request":
+		for _, message := range data.Field(messagesKey(typ)).Elements() {
+			if err := classifySource(message); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// messagesKey names the member holding the messages of an inbox splice or a
+// title request.
+func messagesKey(typ string) string {
+	if typ == "agent/inbox/spliced" {
+		return "inserted"
+	}
+	return "messages"
+}
+
+func checkRepairIdentity(data jsonv.Value) error {
+	message, err := record(data.Field("message"), "tool result message")
+	if err != nil {
+		return err
+	}
+	source, err := record(message.Field("source"), "tool result source")
+	if err != nil {
+		return err
+	}
+	if !isRepairIdentity(message.Field("id"), source.Field("callId")) {
+		return session.FormatErrorf("TOOL_NOT_STARTED repair requires its canonical historical message id")
+	}
+	return nil
+}
+
+var decimal = regexp.MustCompile(`^(0|[1-9][0-9]*)$`)
+
+// isRepairIdentity reports whether id is the canonical historical id of a
+// TOOL_NOT_STARTED repair of callId: interrupted-tool-result-<callId>-<n>
+// with n a decimal safe integer without leading zeros.
+func isRepairIdentity(id, callID jsonv.Value) bool {
+	call, ok := callID.Str()
+	if !ok {
+		return false
+	}
+	prefix := "interrupted-tool-result-" + call + "-"
+	s, ok := id.Str()
+	if !ok || !strings.HasPrefix(s, prefix) {
+		return false
+	}
+	suffix := s[len(prefix):]
+	n, err := strconv.ParseFloat(suffix, 64)
+	return decimal.MatchString(suffix) && err == nil && n <= 1<<53-1
+}
+
+func classifySource(message jsonv.Value) error {
+	source, err := record(message.Field("source"), "message source")
+	if err != nil {
+		return err
+	}
+	kind, ok := source.Field("kind").Str()
+	if !ok || !sourceKinds[kind] {
+		return session.Unsupportedf("cannot safely transform unclassified message source")
+	}
+	if kind == "agent-message" {
+		if err := fields(source, []string{"kind", "form", "senderSessionId"}, nil, "agent-message source"); err != nil {
+			return err
+		}
+		if sender, ok := source.Field("senderSessionId").Str(); source.Field("form").Text() != "relay" || !ok || sender == "" {
+			return session.FormatErrorf("agent-message source requires relay form and senderSessionId")
+		}
+	}
+	return nil
+}
+
+func admitFeedback(typ string, data jsonv.Value) error {
+	required := []string{"sessionId", "messageId"}
+	if typ == "feedback/message-put" {
+		required = []string{"sessionId", "item"}
+	}
+	if err := fields(data, required, nil, typ); err != nil {
+		return err
+	}
+	if data.Field("sessionId").Kind() != jsonv.String {
+		return session.FormatErrorf("feedback sessionId must be a string")
+	}
+	if typ == "feedback/message-delete" {
+		if data.Field("messageId").Kind() != jsonv.String {
+			return session.FormatErrorf("feedback messageId must be a string")
+		}
+		return nil
+	}
+	item, err := record(data.Field("item"), "feedback item")
+	if err != nil {
+		return err
+	}
+	if err := fields(item, []string{"messageId", "rating", "version", "createdAt", "updatedAt"}, []string{"note"}, "feedback item"); err != nil {
+		return err
+	}
+	for _, key := range []string{"messageId", "version"} {
+		if item.Field(key).Kind() != jsonv.String {
+			return session.FormatErrorf("feedback %s must be a string", key)
+		}
+	}
+	if rating := item.Field("rating").Text(); rating != "positive" && rating != "negative" {
+		return session.FormatErrorf("invalid feedback rating")
+	}
+	if note, ok := item.Get("note"); ok && note.Kind() != jsonv.String {
+		return session.FormatErrorf("feedback note must be a string")
+	}
+	for _, key := range []string{"createdAt", "updatedAt"} {
+		if _, ok := item.Field(key).Count(); !ok {
+			return session.FormatErrorf("feedback %s must be a non-negative safe integer", key)
+		}
+	}
+	return nil
+}
+
+// auditContent refuses content block kinds the edge cannot classify, in
+// every slot that holds message content or raw stream blocks.
+func auditContent(typ string, seq int64, data jsonv.Value) error {
+	label := "format v2 " + typ + " at seq " + strconv.FormatInt(seq, 10) + " data"
+	switch typ {
+	case "user/message", "tool/code-dispatch":
+		if err := contentKinds(data.Field("content"), label+".content"); err != nil {
+			return err
+		}
+	case "assistant/message", "tool/result", "team/message/queued":
+		message, err := record(data.Field("message"), label+".message")
+		if err != nil {
+			return err
+		}
+		if err := contentKinds(message.Field("content"), label+".message.content"); err != nil {
+			return err
+		}
+	case "agent/inbox/spliced", "session/title-llm-request":
+		field := messagesKey(typ)
+		messages, err := contentArray(data.Field(field), label+"."+field)
+		if err != nil {
+			return err
+		}
+		for i, m := range messages {
+			path := label + "." + field + "[" + strconv.Itoa(i) + "]"
+			message, err := record(m, path)
+			if err != nil {
+				return err
+			}
+			if err := contentKinds(message.Field("content"), path+".content"); err != nil {
+				return err
+			}
+		}
+	case "compaction/summary":
+		if err := contentKinds(data.Field("summary"), label+".summary"); err != nil {
+			return err
+		}
+		if raw, ok := data.Get("rawOutput"); ok {
+			if err := contentKinds(raw, label+".rawOutput"); err != nil {
+				return err
+			}
+		}
+	}
+	if typ != "assistant/message" && typ != "assistant/attempt" {
+		return nil
+	}
+	stream, err := contentArray(data.Field("stream"), label+".stream")
+	if err != nil {
+		return err
+	}
+	for i, value := range stream {
+		path := label + ".stream[" + strconv.Itoa(i) + "]"
+		entry, err := record(value, path)
+		if err != nil {
+			return err
+		}
+		if entry.Field("type").Text() != "chunk" {
+			continue // packed deltas carry no blocks
+		}
+		chunk, err := record(entry.Field("chunk"), path+".chunk")
+		if err != nil {
+			return err
+		}
+		switch chunk.Field("type").Text() {
+		case "block-end":
+			err = contentBlock(chunk.Field("block"), path+".chunk.block")
+		case "block-start":
+			bt, present := chunk.Get("blockType")
+			err = contentKind(bt, present, path+".chunk.blockType")
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func contentArray(v jsonv.Value, label string) ([]jsonv.Value, error) {
+	if v.Kind() != jsonv.Array {
+		return nil, session.FormatErrorf("%s: content must be an array", label)
+	}
+	return v.Elements(), nil
+}
+
+func contentKind(kind jsonv.Value, present bool, label string) error {
+	if k, ok := kind.Str(); !ok || !classifiedKinds[k] {
+		rendered := "undefined"
+		if present {
+			rendered = kind.String()
+		}
+		return session.Unsupportedf("%s: cannot safely transform unclassified message content kind %s", label, rendered)
+	}
+	return nil
+}
+
+func contentKinds(content jsonv.Value, label string) error {
+	blocks, err := contentArray(content, label)
+	if err != nil {
+		return err
+	}
+	for i, b := range blocks {
+		if err := contentBlock(b, label+"["+strconv.Itoa(i)+"]"); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func contentBlock(v jsonv.Value, label string) error {
+	block, err := record(v, label)
+	if err != nil {
+		return err
+	}
+	typ, present := block.Get("type")
+	if err := contentKind(typ, present, label); err != nil {
+		return err
+	}
+	leaf := block
+	switch typ.Text() {
+	case "tool-result":
+		if block.Field("content").Kind() != jsonv.Array {
+			return session.FormatErrorf(`%s.content: invalid message content kind "tool-result": content must be an array`, label)
+		}
+		if err := contentKinds(block.Field("content"), label+".content"); err != nil {
+			return err
+		}
+		leaf = block.With("content", jsonv.ArrayValue())
+	case "file":
+		return fileBlock(block, label)
+	}
+	// The released rules check the block's own fields through a probe
+	// message; tool-result children were audited above.
+	probe := jsonv.ObjectValue(
+		jsonv.M("type", jsonv.StringValue("user/message")),
+		jsonv.M("seq", jsonv.IntValue(0)),
+		jsonv.M("time", jsonv.IntValue(0)),
+		jsonv.M("data", jsonv.ObjectValue(
+			jsonv.M("id", jsonv.StringValue("content-admission")),
+			jsonv.M("role", jsonv.StringValue("user")),
+			jsonv.M("source", jsonv.ObjectValue(jsonv.M("kind", jsonv.StringValue("user")))),
+			jsonv.M("content", jsonv.ArrayValue(leaf)))))
+	if err := v2.CheckPayloadSemantics(session.Event{Type: "user/message", Row: probe}, 2); err != nil {
+		return session.FormatErrorf("%s: invalid message content kind %s: %s", label, typ.String(), refusalString(err))
+	}
+	return nil
+}
+
+func fileBlock(block jsonv.Value, label string) error {
+	if err := fields(block, []string{"type", "attachment"}, nil, label+` kind "file"`); err != nil {
+		return err
+	}
+	attachment, err := record(block.Field("attachment"), label+` kind "file" attachment`)
+	if err != nil {
+		return err
+	}
+	if err := fields(attachment, []string{"attachmentId", "name", "bytes"}, nil, label+` kind "file" attachment`); err != nil {
+		return err
+	}
+	if id, ok := attachment.Field("attachmentId").Str(); !ok || id == "" || attachment.Field("name").Kind() != jsonv.String {
+		return session.FormatErrorf(`%s kind "file": file attachment requires attachmentId and name`, label)
+	}
+	if _, ok := attachment.Field("bytes").Count(); !ok {
+		return session.FormatErrorf(`%s kind "file" attachment bytes must be a non-negative safe integer`, label)
+	}
+	return nil
+}
+
+// refusalString renders an error as JavaScript's String(error) does:
+// "<name>: <message>".
+func refusalString(err error) string {
+	if r, ok := err.(*session.Refusal); ok {
+		return r.Text()
+	}
+	return "Error: " + err.Error()
+}
+
+// record requires a JSON object ("<label> must be an object").
+func record(v jsonv.Value, label string) (jsonv.Value, error) {
+	if v.Kind() != jsonv.Object {
+		return v, session.FormatErrorf("%s must be an object", label)
+	}
+	return v, nil
+}
+
+// fields requires every required member (reported first) and nothing
+// outside required and optional.
+func fields(v jsonv.Value, required, optional []string, label string) error {
+	for _, k := range required {
+		if !v.Has(k) {
+			return session.FormatErrorf("%s lacks required field %s", label, k)
+		}
+	}
+	for _, m := range v.Members() {
+		if !contains(required, m.Key) && !contains(optional, m.Key) {
+			return session.FormatErrorf("%s has unexpected field %s", label, m.Key)
+		}
+	}
+	return nil
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
