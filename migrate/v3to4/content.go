@@ -1,0 +1,174 @@
+package v3to4
+
+import (
+	"github.com/dshlog/dshlog/codec/v4"
+	"github.com/dshlog/dshlog/jsonv"
+	"github.com/dshlog/dshlog/session"
+)
+
+// The content block kinds v3 knew; any other kind is namespaced.
+var v3BlockTypes = map[string]bool{
+	"text": true, "reasoning": true, "image": true, "file": true, "tool-call": true, "tool-result": true,
+}
+
+// migrateBlock namespaces an unknown block kind ("plugin:" + kind, in
+// place); subject names the block in refusals.
+func migrateBlock(block jsonv.Value, subject string) (jsonv.Value, bool, error) {
+	typ, ok := block.Field("type").Str()
+	if block.Kind() != jsonv.Object || !ok {
+		return block, false, session.FormatErrorf("%s requires content blocks with string type tags", subject)
+	}
+	if v3BlockTypes[typ] {
+		return block, false, nil
+	}
+	return block.With("type", jsonv.StringValue("plugin:"+typ)), true, nil
+}
+
+// migrateContent namespaces the unknown kinds of the top-level blocks of a
+// content array; nested JSON stays untouched.
+func migrateContent(content jsonv.Value, subject string) (jsonv.Value, bool, error) {
+	if content.Kind() != jsonv.Array {
+		return content, false, session.FormatErrorf("%s content must be an array", subject)
+	}
+	var mapped []jsonv.Value
+	for i, block := range content.Elements() {
+		out, changed, err := migrateBlock(block, subject+"["+itoa(int64(i))+"]")
+		if err != nil {
+			return content, false, err
+		}
+		if changed && mapped == nil {
+			mapped = append(make([]jsonv.Value, 0, content.Len()), content.Elements()[:i]...)
+		}
+		if mapped != nil {
+			mapped = append(mapped, out)
+		}
+	}
+	if mapped == nil {
+		return content, false, nil
+	}
+	return jsonv.ArrayValue(mapped...), true, nil
+}
+
+func migrateMessage(message jsonv.Value, subject string) (jsonv.Value, bool, error) {
+	content, changed, err := migrateContent(message.Field("content"), subject)
+	if err != nil || !changed {
+		return message, false, err
+	}
+	return message.With("content", content), true, nil
+}
+
+// migrateEventContent namespaces the content and stream tags v4 does not
+// know and refuses v4-only request tool fields (dsh's
+// migrateV3EventContent), on the event after source rewrite and tool
+// lift. The event keeps every coordinate and other member.
+func migrateEventContent(ev session.Event) (session.Event, error) {
+	subject := "format v3 " + ev.Type + " at seq " + itoa(ev.Seq)
+	data, changed, err := v4.MapMessages(ev.Type, ev.Data(), func(message jsonv.Value) (jsonv.Value, bool, error) {
+		return migrateMessage(message, subject)
+	})
+	if err != nil {
+		return ev, err
+	}
+	if data.Kind() != jsonv.Object {
+		return ev, nil
+	}
+	field := func(key string) error {
+		content, fieldChanged, err := migrateContent(data.Field(key), subject+"."+key)
+		if fieldChanged {
+			data, changed = data.With(key, content), true
+		}
+		return err
+	}
+	switch ev.Type {
+	case "compaction/summary":
+		err = field("summary")
+		if _, ok := data.Get("rawOutput"); ok && err == nil {
+			err = field("rawOutput")
+		}
+	case "tool/ptc-dispatch":
+		err = field("content")
+	case "team/message/queued":
+		if message := data.Field("message"); message.Kind() == jsonv.Object {
+			var messageChanged bool
+			message, messageChanged, err = migrateMessage(message, subject)
+			if messageChanged {
+				data, changed = data.With("message", message), true
+			}
+		}
+	}
+	if err != nil {
+		return ev, err
+	}
+	if ev.Type == "request/header" {
+		for i, tool := range data.Field("header").Field("tools").Elements() {
+			if tool.Has("deferLoading") {
+				return ev, session.Unsupportedf("%s.header.tools[%d] contains deferLoading, which is only defined in V4", subject, i)
+			}
+		}
+	}
+	if ev.Type == "assistant/message" || ev.Type == "assistant/attempt" {
+		stream, streamChanged, err := migrateStream(data.Field("stream"), subject)
+		if err != nil {
+			return ev, err
+		}
+		if streamChanged {
+			data, changed = data.With("stream", stream), true
+		}
+	}
+	if !changed {
+		return ev, nil
+	}
+	return ev.WithData(data), nil
+}
+
+// migrateStream namespaces the block kinds of an embedded stream's raw
+// block-start and block-end chunks; packed runs and other entries stay.
+func migrateStream(stream jsonv.Value, subject string) (jsonv.Value, bool, error) {
+	var mapped []jsonv.Value
+	for i, entry := range stream.Elements() {
+		out, changed := entry, false
+		if entry.Kind() == jsonv.Object && isString(entry.Field("type"), "chunk") {
+			chunk, chunkChanged, err := migrateChunk(entry.Field("chunk"), subject+".stream["+itoa(int64(i))+"]")
+			if err != nil {
+				return stream, false, err
+			}
+			if chunkChanged {
+				out, changed = entry.With("chunk", chunk), true
+			}
+		}
+		if changed && mapped == nil {
+			mapped = append(make([]jsonv.Value, 0, stream.Len()), stream.Elements()[:i]...)
+		}
+		if mapped != nil {
+			mapped = append(mapped, out)
+		}
+	}
+	if mapped == nil {
+		return stream, false, nil
+	}
+	return jsonv.ArrayValue(mapped...), true, nil
+}
+
+func migrateChunk(chunk jsonv.Value, subject string) (jsonv.Value, bool, error) {
+	if chunk.Kind() != jsonv.Object {
+		return chunk, false, nil
+	}
+	switch {
+	case isString(chunk.Field("type"), "block-end"):
+		block, changed, err := migrateBlock(chunk.Field("block"), subject+".block")
+		if err != nil || !changed {
+			return chunk, false, err
+		}
+		return chunk.With("block", block), true, nil
+	case isString(chunk.Field("type"), "block-start"):
+		original, ok := chunk.Field("blockType").Str()
+		if !ok {
+			return chunk, false, session.FormatErrorf("%s blockType must be a string", subject)
+		}
+		if v3BlockTypes[original] {
+			return chunk, false, nil
+		}
+		return chunk.With("blockType", jsonv.StringValue("plugin:"+original)), true, nil
+	}
+	return chunk, false, nil
+}

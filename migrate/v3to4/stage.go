@@ -1,0 +1,247 @@
+package v3to4
+
+import (
+	"sort"
+
+	"github.com/dshlog/dshlog/codec/v4"
+	"github.com/dshlog/dshlog/jsonv"
+	"github.com/dshlog/dshlog/migrate/stage"
+	"github.com/dshlog/dshlog/session"
+)
+
+// migration is the v3→v4 stage at work on one session (dsh's
+// ReleasedV3ToV4Stage). It holds small state: the seqs before which it
+// inserted a turn/end (the whole source→target seq mapping follows from
+// them), the own catalog entries after the last inherited marker, and a few
+// scalars of the open turn, cut, time and delivery.
+type migration struct {
+	header     session.Header
+	sourceCut  int64 // the chain's predeclared source cut, or -1
+	candidates []ChildFact
+
+	count      int64         // source events seen
+	next       int64         // next target seq
+	insertions []int64       // source seqs before which a turn/end was inserted, ascending
+	catalogs   []jsonv.Value // own subagent/catalog payloads, checked at Finish
+
+	cut       int64 // target seq of the last inherited marker (0 unseeded), -1 before one
+	markerSeq int64 // source seq of that marker
+	time      int64 // time of the last source event, at first the header's createdAt
+	foreign   int64 // source seq of the last v3 delivery naming another Session, or -1
+
+	turn       float64 // the open turn's number
+	turnOpen   bool
+	stepOpen   bool
+	spliceSeen bool // the previous event was a next-turn splice with inserted messages
+}
+
+// HeaderCut returns 0 for an unseeded session; a seeded one's cut is known
+// only at Finish.
+func (s *migration) HeaderCut() int64 {
+	if !s.header.IsSeeded {
+		return 0
+	}
+	return -1
+}
+
+// targetSeq maps an earlier source seq to its target seq.
+func (s *migration) targetSeq(source int64) int64 {
+	before := sort.Search(len(s.insertions), func(i int) bool { return s.insertions[i] > source })
+	return source + int64(before)
+}
+
+// Transform migrates the next item.
+func (s *migration) Transform(item stage.Item, emit stage.Emit) error {
+	if item.Run == nil {
+		return s.transform(item.Event, emit)
+	}
+	events, err := item.Run.Expand()
+	if err != nil {
+		return err
+	}
+	for _, ev := range events {
+		if err := s.transform(ev, emit); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *migration) transform(ev session.Event, emit stage.Emit) error {
+	if ev.Seq != s.count {
+		return session.FormatErrorf("V3 source events must be dense")
+	}
+	s.count++
+	if turn, interrupted := s.observeRestart(ev); interrupted {
+		s.insertions = append(s.insertions, ev.Seq)
+		closer := jsonv.ObjectValue(
+			jsonv.M("type", jsonv.StringValue("turn/end")),
+			jsonv.M("seq", jsonv.IntValue(s.next)),
+			jsonv.M("time", jsonv.IntValue(ev.Time)),
+			jsonv.M("data", jsonv.ObjectValue(
+				jsonv.M("turn", jsonv.NumberValue(turn)),
+				jsonv.M("reason", jsonv.ObjectValue(jsonv.M("kind", jsonv.StringValue("interrupted")))),
+			)),
+		)
+		if err := emit(stage.Item{Event: session.Event{Type: "turn/end", Seq: s.next, Time: ev.Time, Row: closer}}); err != nil {
+			return err
+		}
+		s.next++
+	}
+	target := s.next
+	s.next++
+	s.time = ev.Time
+	if ev.Type == "session/end-seed" && ev.Data().Field("inherited").IsTrue() {
+		if !s.header.IsSeeded {
+			return session.FormatErrorf("unseeded format v3 Session contains an inherited end-seed marker")
+		}
+		s.markerSeq, s.cut = ev.Seq, target
+		s.catalogs = s.catalogs[:0]
+	} else if ev.Type == "subagent/catalog" {
+		s.catalogs = append(s.catalogs, ev.Data())
+	}
+	if err := s.observeDelivery(ev); err != nil {
+		return err
+	}
+	if ev.Ignorable() && !releasedV3EventTypes[ev.Type] {
+		// An unknown ignorable event keeps its payload and its unchecked
+		// envelope references; only its type is namespaced and its seq moved.
+		opaque := ev.With("type", jsonv.StringValue("plugin:"+ev.Type)).With("ignorable", jsonv.BoolValue(true))
+		if target != ev.Seq {
+			opaque = opaque.With("seq", jsonv.IntValue(target))
+		}
+		return emit(stage.Item{Event: opaque})
+	}
+	if !releasedV3EventTypes[ev.Type] {
+		return session.Unsupportedf("format v3 contains unknown event type %s at seq %d", v4.Quote(ev.Type), ev.Seq)
+	}
+	out := ev
+	if target != ev.Seq {
+		var err error
+		if out, err = remap(ev, target, s.targetSeq); err != nil {
+			return err
+		}
+	}
+	data, changed, err := v4.MapMessages(out.Type, out.Data(), func(message jsonv.Value) (jsonv.Value, bool, error) {
+		return rewriteMessageSource(message, ev.Seq)
+	})
+	if err != nil {
+		return err
+	}
+	if changed {
+		out = out.WithData(data)
+	}
+	if out, _, err = liftToolResult(out); err != nil {
+		return err
+	}
+	if out, err = migrateEventContent(out); err != nil {
+		return err
+	}
+	return emit(stage.Item{Event: out})
+}
+
+// observeRestart follows turns, steps and splices (before the event changes
+// them) and reports the open turn to close when ev is the turn/start of the
+// next turn right after a next-turn splice with inserted messages, with no
+// step open: dsh's evidence that the previous turn was interrupted. Every
+// other turn-order violation is left to the v4 validation.
+func (s *migration) observeRestart(ev session.Event) (float64, bool) {
+	data := ev.Data()
+	turnNumber, turnIsNumber := data.Field("turn").Number()
+	isObject := data.Kind() == jsonv.Object
+	interrupted := ev.Type == "turn/start" && s.turnOpen && !s.stepOpen && s.spliceSeen &&
+		isObject && turnIsNumber && turnNumber == s.turn+1
+	closed := s.turn
+	inserted := data.Field("inserted")
+	s.spliceSeen = ev.Type == "agent/inbox/spliced" && isObject && isString(data.Field("target"), "next-turn") &&
+		inserted.Kind() == jsonv.Array && inserted.Len() > 0
+	switch {
+	case ev.Type == "turn/start" && isObject && turnIsNumber:
+		s.turn, s.turnOpen = turnNumber, true
+	case ev.Type == "turn/end":
+		s.turnOpen = false // only step events change the open step
+	case ev.Type == "step/start":
+		s.stepOpen = true
+	case ev.Type == "step/end":
+		s.stepOpen = false
+	}
+	return closed, interrupted
+}
+
+// observeDelivery checks a delivery marker: the v3 generation's watermark
+// must be sound, a claim of generation 4 is refused, and a v3 marker naming
+// another Session is remembered for Finish.
+func (s *migration) observeDelivery(ev session.Event) error {
+	id, active, err := v4.ValidateDelivery(ev, 3)
+	if err != nil || ev.Type != v4.DeliveryType {
+		return err
+	}
+	if isNumber(ev.Data().Field("sessionFormatVersion"), 4) {
+		return session.Unsupportedf("format v3 delivery marker claims target format v4")
+	}
+	if active && id != s.header.ID {
+		s.foreign = ev.Seq
+	}
+	return nil
+}
+
+// Finish checks the own catalog, the cut and the deliveries, appends a
+// subagent/catalog entry for each child the catalog lacks, and returns the
+// target cut.
+func (s *migration) Finish(emit stage.Emit) (int64, error) {
+	if s.cut < 0 {
+		return 0, session.FormatErrorf("V3 inherited event count must be a non-negative safe integer")
+	}
+	existing := map[string]v4.CatalogEntry{}
+	for _, data := range s.catalogs {
+		entry, err := v4.CatalogFact(data, "subagent/catalog")
+		if err != nil {
+			return 0, err
+		}
+		if _, dup := existing[entry.ChildID]; dup {
+			return 0, session.Unsupportedf("duplicate catalog child %s", entry.ChildID)
+		}
+		existing[entry.ChildID] = entry
+	}
+	if s.sourceCut >= 0 && s.markerSeq != s.sourceCut {
+		return 0, session.FormatErrorf("format v3 inherited cut disagrees with its source marker")
+	}
+	if s.foreign >= 0 && (s.header.ParentSession == nil || s.foreign >= s.markerSeq) {
+		return 0, session.FormatErrorf("current-generation delivery marker names the wrong Session")
+	}
+	for _, child := range s.candidates {
+		data, fact, hasFact, err := child.catalogFact()
+		if err != nil {
+			return 0, err
+		}
+		if entry, ok := existing[child.ChildID]; ok {
+			if entry.ChildCreatedAt != child.ChildCreatedAt || hasFact && !sameEntry(entry, fact) {
+				return 0, session.Unsupportedf("%s conflicts with its parent catalog", child.subject())
+			}
+			continue
+		}
+		if !hasFact {
+			data, fact = child.unknownEntry()
+		}
+		existing[child.ChildID] = fact
+		row := jsonv.ObjectValue(
+			jsonv.M("type", jsonv.StringValue("subagent/catalog")),
+			jsonv.M("seq", jsonv.IntValue(s.next)),
+			jsonv.M("time", jsonv.IntValue(s.time)),
+			jsonv.M("data", data),
+		)
+		if err := emit(stage.Item{Event: session.Event{Type: "subagent/catalog", Seq: s.next, Time: s.time, Row: row}}); err != nil {
+			return 0, err
+		}
+		s.next++
+	}
+	return s.cut, nil
+}
+
+// sameEntry is dsh's comparison of an existing catalog entry with a child's
+// fact: equal mode and label (=== on each, a missing label equal only to a
+// missing one).
+func sameEntry(entry v4.CatalogEntry, fact v4.CatalogEntry) bool {
+	labels := (entry.Label == nil) == (fact.Label == nil) && (entry.Label == nil || *entry.Label == *fact.Label)
+	return entry.Mode == fact.Mode && labels
+}

@@ -1,0 +1,90 @@
+package v3to4
+
+import (
+	"github.com/dshlog/dshlog/jsonv"
+	"github.com/dshlog/dshlog/session"
+)
+
+// liftToolResult turns a released v3 tool/result, whose user-role message
+// wraps the result in one tool-result block, into v4's first-class
+// tool-role message (dsh's liftToolResult). The new message's keys are
+// role, source, toolCallId, content, [isError], id, then the old message's
+// other members as "plugin:message:<key>" and the wrapper's other members as
+// "plugin:result:<key>", each in their old order. Other events, and results
+// that are not user-role, pass unchanged.
+func liftToolResult(ev session.Event) (session.Event, bool, error) {
+	data := ev.Data()
+	message := data.Field("message")
+	if ev.Type != "tool/result" || data.Kind() != jsonv.Object || message.Kind() != jsonv.Object ||
+		!isString(message.Field("role"), "user") {
+		return ev, false, nil
+	}
+	subject := "format v3 tool/result at seq " + itoa(ev.Seq)
+	source := message.Field("source")
+	callID, callIDOK := source.Field("callId").Str()
+	content := message.Field("content")
+	var wrapper jsonv.Value
+	if content.Kind() == jsonv.Array && content.Len() == 1 {
+		wrapper = content.Index(0)
+	}
+	id, idOK := message.Field("id").Str()
+	if !idOK || id == "" || source.Kind() != jsonv.Object || !isString(source.Field("kind"), "tool") ||
+		!callIDOK || callID == "" || wrapper.Kind() != jsonv.Object ||
+		!isString(wrapper.Field("type"), "tool-result") || !isString(wrapper.Field("toolCallId"), callID) {
+		return ev, false, session.FormatErrorf("%s requires exactly one tool-result wrapper matching its tool source", subject)
+	}
+	isError, hasIsError := wrapper.Get("isError")
+	if hasIsError && isError.Kind() != jsonv.Bool {
+		return ev, false, session.FormatErrorf("%s tool-result isError must be boolean", subject)
+	}
+	result := wrapper.Field("content")
+	if result.Kind() != jsonv.Array {
+		return ev, false, session.FormatErrorf("%s tool-result content must be an array", subject)
+	}
+	for _, block := range result.Elements() {
+		if block.Kind() == jsonv.Object && isString(block.Field("type"), "tool-result") {
+			return ev, false, session.Unsupportedf("%s contains a nested tool-result unsupported by this converter", subject)
+		}
+	}
+	members := []jsonv.Member{
+		jsonv.M("role", jsonv.StringValue("tool")),
+		jsonv.M("source", source),
+		jsonv.M("toolCallId", jsonv.StringValue(callID)),
+		jsonv.M("content", result),
+	}
+	if hasIsError {
+		members = append(members, jsonv.M("isError", isError))
+	}
+	members = append(members, jsonv.M("id", jsonv.StringValue(id)))
+	members = appendExtensions(members, message, "plugin:message:", "id", "role", "source", "content")
+	members = appendExtensions(members, wrapper, "plugin:result:", "type", "toolCallId", "content", "isError")
+	// The prefixed keys cannot collide with each other or the fixed ones.
+	return ev.WithData(data.With("message", jsonv.ObjectValue(members...))), true, nil
+}
+
+// appendExtensions appends every member of v not named in owned, its key
+// prefixed.
+func appendExtensions(members []jsonv.Member, v jsonv.Value, prefix string, owned ...string) []jsonv.Member {
+	for _, m := range v.Members() {
+		if !contains(owned, m.Key) {
+			members = append(members, jsonv.M(prefix+m.Key, m.Value))
+		}
+	}
+	return members
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func isString(v jsonv.Value, s string) bool {
+	t, ok := v.Str()
+	return ok && t == s
+}
+
+func itoa(n int64) string { return jsonv.IntValue(n).String() }
