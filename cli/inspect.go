@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"github.com/olekukonko/tablewriter"
+	"github.com/olekukonko/tablewriter/pkg/twwidth"
 	"github.com/olekukonko/tablewriter/renderer"
 	"github.com/olekukonko/tablewriter/tw"
 	"github.com/spf13/cobra"
@@ -62,20 +63,30 @@ func runInspect(opts inspectOptions, s *streams) error {
 	if opts.filter.From < 0 || (opts.filter.ToSet && opts.filter.To < opts.filter.From) {
 		return usageErrorf("empty seq range: --from %d --to %d", opts.filter.From, opts.filter.To)
 	}
-	events, err := openSession(opts.file, s, migrate.Options{Recovery: v2.Recoverable})
+	var sink inspectSink
+	if opts.json {
+		sink = newInspectJSON(s.out)
+	} else {
+		table := newInspectTable(s.out)
+		if opts.file != "-" {
+			// A file can be read twice: size the columns first, then stream
+			// the table, so memory does not grow with the log.
+			if err := sizeColumns(opts, s, table); err != nil {
+				return err
+			}
+		}
+		sink = table
+	}
+	events, err := openSession(opts.file, s, readOptions)
 	if err != nil {
 		return err
 	}
 	defer events.Close()
-	var sink inspectSink = newInspectTable(s.out)
-	if opts.json {
-		sink = newInspectJSON(s.out)
-	}
 	readErr := events.each(s, func(ev session.Event) error {
 		if !opts.filter.Match(ev.Seq, ev.Type) {
 			return nil
 		}
-		return sink.add(ev)
+		return sink.add(inspect.Describe(ev), ev)
 	})
 	// What was read is shown even when the reader stopped at a problem.
 	if err := sink.flush(); err != nil {
@@ -84,30 +95,94 @@ func runInspect(opts inspectOptions, s *streams) error {
 	return readErr
 }
 
-// inspectSink prints described events.
-type inspectSink interface {
-	add(session.Event) error
-	flush() error
-}
+// readOptions are how inspect reads a session: as dsh does by default.
+var readOptions = migrate.Options{Recovery: v2.Recoverable}
 
-// inspectTable prints a table for people. The rows are kept until flush so
-// the columns can be sized; each row is a short summary, never the event.
-type inspectTable struct {
-	out  io.Writer
-	rows [][]string
-}
-
-func newInspectTable(out io.Writer) *inspectTable { return &inspectTable{out: out} }
-
-func (t *inspectTable) add(ev session.Event) error {
-	d := inspect.Describe(ev)
-	t.rows = append(t.rows, []string{itoa(d.Seq), d.Type, inspect.SurfaceText(d.Surface), d.TurnStep(), d.Summary})
+// sizeColumns reads the session once to measure the table's columns. A
+// problem in the rows is left for the second reading to report.
+func sizeColumns(opts inspectOptions, s *streams, table *inspectTable) error {
+	events, err := openSession(opts.file, s, readOptions)
+	if err != nil {
+		return err
+	}
+	defer events.Close()
+	for {
+		ev, err := events.Next()
+		if err != nil {
+			break
+		}
+		if opts.filter.Match(ev.Seq, ev.Type) {
+			table.measure(inspect.Describe(ev))
+		}
+	}
+	table.sized = true
 	return nil
 }
 
-func (t *inspectTable) flush() error {
-	out := &trimTrailingSpace{w: t.out}
-	table := tablewriter.NewTable(out,
+// inspectSink prints described events.
+type inspectSink interface {
+	add(d inspect.Description, ev session.Event) error
+	flush() error
+}
+
+var inspectColumns = []string{"SEQ", "TYPE", "SURFACE", "TURN/STEP", "SUMMARY"}
+
+// inspectTable prints a table for people. Its columns are sized before the
+// first row is printed: by a first reading of the file (sized), or else by
+// keeping the descriptions (short summaries, never the events) until flush.
+type inspectTable struct {
+	out      *trimTrailingSpace
+	widths   []int // display width of each column
+	sized    bool  // widths are final: rows stream as they come
+	buffered []inspect.Description
+	table    *tablewriter.Table // started at the first printed row
+}
+
+func newInspectTable(out io.Writer) *inspectTable {
+	t := &inspectTable{out: &trimTrailingSpace{w: bufio.NewWriter(out)}}
+	for _, title := range inspectColumns {
+		t.widths = append(t.widths, twwidth.Width(title))
+	}
+	return t
+}
+
+// inspectCells are a description's cells in the order of inspectColumns.
+func inspectCells(d inspect.Description) []string {
+	return []string{itoa(d.Seq), d.Type, inspect.SurfaceText(d.Surface), d.TurnStep(), d.Summary}
+}
+
+func (t *inspectTable) measure(d inspect.Description) {
+	for col, cell := range inspectCells(d) {
+		t.widths[col] = max(t.widths[col], twwidth.Width(cell))
+	}
+}
+
+func (t *inspectTable) add(d inspect.Description, _ session.Event) error {
+	if t.sized {
+		return t.print(d)
+	}
+	t.measure(d)
+	t.buffered = append(t.buffered, d)
+	return nil
+}
+
+func (t *inspectTable) print(d inspect.Description) error {
+	if t.table == nil {
+		if err := t.start(); err != nil {
+			return err
+		}
+	}
+	return t.table.Append(inspectCells(d))
+}
+
+// start begins the streamed table with the final column widths.
+func (t *inspectTable) start() error {
+	const padding = "  "
+	widths := tw.NewMapper[int, int]()
+	for col, w := range t.widths {
+		widths.Set(col, w+len(padding))
+	}
+	t.table = tablewriter.NewTable(t.out,
 		tablewriter.WithRenderer(renderer.NewBlueprint(tw.Rendition{
 			Borders: tw.BorderNone,
 			Settings: tw.Settings{
@@ -115,7 +190,9 @@ func (t *inspectTable) flush() error {
 				Lines:      tw.Lines{ShowHeaderLine: tw.Off},
 			},
 		})),
-		tablewriter.WithPadding(tw.Padding{Right: "  ", Overwrite: true}),
+		tablewriter.WithStreaming(tw.StreamConfig{Enable: true}),
+		tablewriter.WithWidths(tw.CellWidth{PerColumn: widths}),
+		tablewriter.WithPadding(tw.Padding{Right: padding, Overwrite: true}),
 		tablewriter.WithHeaderAutoFormat(tw.Off),
 		tablewriter.WithHeaderAlignment(tw.AlignLeft),
 		tablewriter.WithRowAlignmentConfig(tw.CellAlignment{
@@ -124,20 +201,35 @@ func (t *inspectTable) flush() error {
 		tablewriter.WithRowAutoWrap(tw.WrapNone),
 		tablewriter.WithTrimSpace(tw.Off),
 	)
-	table.Header("SEQ", "TYPE", "SURFACE", "TURN/STEP", "SUMMARY")
-	if err := table.Bulk(t.rows); err != nil {
+	if err := t.table.Start(); err != nil {
 		return err
 	}
-	if err := table.Render(); err != nil {
+	t.table.Header(inspectColumns)
+	return nil
+}
+
+func (t *inspectTable) flush() error {
+	for _, d := range t.buffered {
+		if err := t.print(d); err != nil {
+			return err
+		}
+	}
+	t.buffered = nil
+	if t.table == nil { // no row: the header alone
+		if err := t.start(); err != nil {
+			return err
+		}
+	}
+	if err := t.table.Close(); err != nil {
 		return err
 	}
-	return out.flush()
+	return t.out.flush()
 }
 
 // trimTrailingSpace passes lines through without the spaces that end them,
 // so the last column's padding never reaches the output.
 type trimTrailingSpace struct {
-	w       io.Writer
+	w       *bufio.Writer
 	pending []byte
 }
 
@@ -157,12 +249,11 @@ func (t *trimTrailingSpace) Write(p []byte) (int, error) {
 }
 
 func (t *trimTrailingSpace) flush() error {
-	if len(t.pending) == 0 {
-		return nil
+	if _, err := t.w.Write(bytes.TrimRight(t.pending, " ")); err != nil {
+		return err
 	}
-	_, err := t.w.Write(bytes.TrimRight(t.pending, " "))
 	t.pending = nil
-	return err
+	return t.w.Flush()
 }
 
 // inspectJSON prints one JSON object per event, streaming, with stable keys:
@@ -175,8 +266,7 @@ type inspectJSON struct {
 
 func newInspectJSON(out io.Writer) *inspectJSON { return &inspectJSON{out: bufio.NewWriter(out)} }
 
-func (j *inspectJSON) add(ev session.Event) error {
-	d := inspect.Describe(ev)
+func (j *inspectJSON) add(d inspect.Description, ev session.Event) error {
 	b := append(j.buf[:0], `{"seq":`...)
 	b = jsonv.AppendNumber(b, float64(d.Seq))
 	b = append(b, `,"time":`...)
