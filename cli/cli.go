@@ -110,8 +110,7 @@ current format (v4) byte for byte as dsh does, folds a log into the model's
 view, repairs crashed tails and forks sessions.
 
 Session files may be plain JSONL, Zstandard (.jsonl.zst, .zstd) or gzip
-(.jsonl.gz) compressed; "-" reads standard input.
-` + exitCodeHelp,
+(.jsonl.gz) compressed; "-" reads standard input.`,
 		SilenceErrors: true,
 		SilenceUsage:  true,
 		Version:       moduleVersion(),
@@ -120,6 +119,7 @@ Session files may be plain JSONL, Zstandard (.jsonl.zst, .zstd) or gzip
 	root.SetOut(s.out)
 	root.SetErr(s.err)
 	root.SetVersionTemplate("dshlog {{.Version}}\n")
+	root.SetUsageTemplate(root.UsageTemplate() + exitCodeHelp) // every verb's help ends with them
 	for _, newCommand := range verbs {
 		root.AddCommand(newCommand(s))
 	}

@@ -22,7 +22,8 @@ const (
 	ExitInput = 3
 )
 
-// exitCodeHelp documents the exit codes in the root command's help.
+// exitCodeHelp documents the exit codes at the end of every help text and in
+// the man page of dshlog.
 const exitCodeHelp = `
 Exit codes:
   0  ok

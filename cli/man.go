@@ -34,7 +34,8 @@ func runMan(opts manOptions, root *cobra.Command) error {
 	if err := os.MkdirAll(opts.dir, 0o755); err != nil {
 		return err
 	}
-	root.DisableAutoGenTag = true // keep pages reproducible: no generation date
+	root.DisableAutoGenTag = true    // keep pages reproducible: no generation tag
+	root.Long += "\n" + exitCodeHelp // help shows them in the usage template, which man pages lack
 	header := &doc.GenManHeader{Title: "DSHLOG", Section: "1", Source: "dshlog " + moduleVersion(), Manual: "dshlog manual"}
 	return doc.GenManTree(root, header, opts.dir)
 }
