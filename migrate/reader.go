@@ -8,11 +8,12 @@ package migrate
 import (
 	"errors"
 	"io"
+	"path/filepath"
 
 	"github.com/dshlog/dshlog/codec/v2"
-	"github.com/dshlog/dshlog/codec/v4"
 	"github.com/dshlog/dshlog/jsonl"
 	"github.com/dshlog/dshlog/jsonv"
+	"github.com/dshlog/dshlog/migrate/v3to4"
 	"github.com/dshlog/dshlog/session"
 )
 
@@ -21,10 +22,15 @@ type Options struct {
 	// Recovery is the codec's policy for damaged rows (dsh's default is
 	// recoverable).
 	Recovery v2.Recovery
+	// Children is the evidence of the session's subagent children that the
+	// v3→v4 edge completes the parent's catalog from; nil means none (dsh's
+	// empty evidence list). Open fills it from the files it finds.
+	Children []v3to4.ChildFact
 }
 
 // Reader streams the current-format (v4) events of a session file of any
-// supported version, migrating in memory as it goes; it never writes.
+// supported version, migrating in memory as it goes; it never writes. Memory
+// stays bounded by the longest row plus what the stages remember.
 type Reader struct {
 	// Header is the session's current (v4) logical header.
 	Header session.Header
@@ -36,66 +42,101 @@ type Reader struct {
 	Snapshot bool
 
 	lines   *jsonl.Reader
-	decoder *v4.Decoder
+	restore *restore
 	pending []session.Event
+	next    int   // index of the next pending event to hand out
 	issue   error // the first unparsable row, fatal if a turn/end follows
 	torn    bool
 	cut     int64
 	done    bool
-	seq     int64
+	rows    int64 // body rows seen, for snapshot restoration
 }
 
 // NewReader reads the header of the session in lines and returns a Reader of
-// its events.
+// its events. The header is checked as dsh's JSONL backend does before any
+// row is read; a file named like a dsh generation must hold that version.
 func NewReader(lines *jsonl.Reader, opts Options) (*Reader, error) {
-	line, err := lines.Next()
-	if err == io.EOF || (err == nil && line.Torn) {
-		return nil, lineError(lines, 1, session.Plainf("corrupt session log: empty or header-less session log"))
-	}
+	hv, version, err := readHeaderLine(lines)
 	if err != nil {
 		return nil, err
 	}
-	hv, err := jsonv.Parse(line.Text)
-	if err != nil || hv.Kind() != jsonv.Object {
-		return nil, lineError(lines, 1, session.Plainf("corrupt session log: header line is not valid JSON"))
+	return startReader(lines, hv, version, opts)
+}
+
+// startReader starts restoring a session whose header line was read.
+func startReader(lines *jsonl.Reader, hv jsonv.Value, version int, opts Options) (*Reader, error) {
+	if named, ok := GenerationOf(filepath.Base(lines.Name())); ok && named != version {
+		return nil, lineError(lines, 1, session.Plainf("resolved JSONL source filename identifies v%d, but its header identifies v%d", named, version))
 	}
-	version, ok := hv.Field("version").Count()
-	if !ok {
-		return nil, lineError(lines, 1, session.Plainf("corrupt session log: header version is not a non-negative safe integer"))
+	r := &Reader{lines: lines, SourceVersion: version}
+	validation := Transformed
+	if version == currentVersion {
+		validation = Current
 	}
-	r := &Reader{lines: lines, SourceVersion: int(version)}
-	switch {
-	case version > v4.Version:
-		return nil, lineError(lines, 1, session.Unsupportedf("stored Session uses newer format v%d; this build writes v%d", version, v4.Version))
-	case version < v4.Version:
-		return nil, lineError(lines, 1, session.Unsupportedf("format v%d is not supported yet", version))
-	}
-	h, err := v4.DecodeHeader(hv)
+	var err error
+	r.restore, err = newCatalog(opts.Children).newRestore(hv, opts.Recovery, validation, r.collect)
 	if err != nil {
 		return nil, lineError(lines, 1, err)
 	}
-	r.Header = h
-	r.decoder = v4.NewDecoder(h, opts.Recovery)
+	r.Header = r.restore.Header
 	return r, nil
 }
 
+// readHeaderLine reads and parses the first line with the JSONL backend's
+// own checks and messages, and returns it with its version.
+func readHeaderLine(lines *jsonl.Reader) (jsonv.Value, int, error) {
+	line, err := lines.Next()
+	if err == io.EOF || (err == nil && line.Torn) {
+		return jsonv.Value{}, 0, lineError(lines, 1, session.Plainf("empty or header-less session log"))
+	}
+	if err != nil {
+		return jsonv.Value{}, 0, err
+	}
+	hv, err := jsonv.Parse(line.Text)
+	if err != nil {
+		return hv, 0, &jsonl.Error{File: lines.Name(), Line: 1, Column: syntaxColumn(err),
+			Err: session.Plainf("corrupt session log: header line is not valid JSON")}
+	}
+	if hv.Kind() != jsonv.Object {
+		return hv, 0, lineError(lines, 1, session.Plainf("corrupt session log: first line is not a JSON object"))
+	}
+	version, ok := hv.Field("version").Count()
+	if !ok {
+		return hv, 0, lineError(lines, 1, session.Plainf("corrupt session log: header version is not a non-negative safe integer"))
+	}
+	return hv, int(version), nil
+}
+
+// collect receives each current event from the restore.
+func (r *Reader) collect(ev session.Event) error {
+	r.pending = append(r.pending, ev)
+	return nil
+}
+
 // Next returns the next event, or io.EOF after the last one. Errors carry
-// the file and line.
+// the file and line. An event is handed out before the checks that need the
+// whole session have run: a refusal of the artifact comes instead of io.EOF.
 func (r *Reader) Next() (session.Event, error) {
-	for len(r.pending) == 0 {
+	for r.next == len(r.pending) {
 		if r.done {
 			return session.Event{}, io.EOF
 		}
+		r.pending, r.next = r.pending[:0], 0
 		if err := r.fill(); err != nil {
+			r.done = true
+			r.pending = r.pending[:0]
 			return session.Event{}, err
 		}
 	}
-	ev := r.pending[0]
-	r.pending = r.pending[1:]
+	ev := r.pending[r.next]
+	r.pending[r.next] = session.Event{}
+	r.next++
 	return ev, nil
 }
 
-// fill reads rows until one yields events or the file ends.
+// fill reads rows until one yields events or the file ends, with the rules
+// of dsh's JSONL row reader: a torn last line is dropped, an unparsable row
+// withholds every later one and is fatal if a turn/end follows.
 func (r *Reader) fill() error {
 	line, err := r.lines.Next()
 	if err == io.EOF {
@@ -105,7 +146,6 @@ func (r *Reader) fill() error {
 		return err
 	}
 	if line.Torn {
-		// dsh reads only up to the last newline: a torn tail is dropped.
 		r.torn = true
 		return r.finish()
 	}
@@ -118,31 +158,27 @@ func (r *Reader) fill() error {
 		return nil
 	}
 	if r.issue != nil {
-		if row.Field("type").Text() == "turn/end" {
+		if row.Kind() == jsonv.Object && row.Field("type").Text() == "turn/end" {
 			return r.issue
 		}
 		return nil
 	}
-	if r.seq == 0 && !row.Has("seq") && row.Kind() == jsonv.Object {
+	if r.rows == 0 && row.Kind() == jsonv.Object && !row.Has("seq") && !row.Has("time") {
 		r.Snapshot = true
 	}
 	if r.Snapshot {
-		row = restoreSnapshotRow(row, r.seq, r.Header.CreatedAt)
+		row = restoreSnapshotRow(row, r.rows, r.restore.Header.CreatedAt)
 	}
-	ev, ok, err := r.decoder.Decode(row)
-	if err != nil {
+	r.rows++
+	if err := r.restore.decodeRow(row); err != nil {
 		return lineError(r.lines, line.Num, err)
-	}
-	if ok {
-		r.seq++
-		r.pending = append(r.pending, ev)
 	}
 	return nil
 }
 
 func (r *Reader) finish() error {
 	r.done = true
-	cut, err := r.decoder.Finish()
+	cut, err := r.restore.finish()
 	if err != nil {
 		return lineError(r.lines, 0, err)
 	}
@@ -163,7 +199,7 @@ func (r *Reader) Issue() error {
 	if r.issue != nil {
 		return r.issue
 	}
-	return r.decoder.Issue()
+	return r.restore.decoder.Issue()
 }
 
 // restoreSnapshotRow gives a normalized snapshot row its seq and time back,

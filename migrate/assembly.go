@@ -1,0 +1,43 @@
+package migrate
+
+import (
+	"github.com/dshlog/dshlog/codec/v3"
+	"github.com/dshlog/dshlog/codec/v4"
+	"github.com/dshlog/dshlog/migrate/v2to3"
+	"github.com/dshlog/dshlog/migrate/v3to4"
+	"github.com/dshlog/dshlog/session"
+)
+
+// oldestVersion is the oldest format this build migrates.
+const oldestVersion = 2
+
+// historicalVersion is the current version of dsh's historical catalog,
+// which reads child sessions for evidence without the v3→v4 edge.
+const historicalVersion = v3.Version
+
+// newCatalog assembles dsh's v4 catalog with the v3→v4 edge bound to one
+// parent's child evidence (dsh's createSessionFormatCatalogWithChildren;
+// nil evidence declares no children).
+func newCatalog(children []v3to4.ChildFact) *catalog {
+	chain, err := NewChain(oldestVersion, currentVersion, v4.ValidateHeader, v2to3.Edge{}, v3to4.New(children))
+	if err != nil {
+		panic(err) // the assembly is static: a failure is a bug of this file
+	}
+	return &catalog{
+		chain:  chain,
+		codecs: map[int]codec{2: v2Codec, 3: v3Codec, 4: v4Codec},
+		newValidator: func(h session.Header) validator {
+			return v4.NewRestorer(h, v4.KnownEventTypes)
+		},
+	}
+}
+
+// newHistoricalCatalog assembles dsh's historical catalog (current v3),
+// which reads children of generation 3 and older for their evidence.
+func newHistoricalCatalog() *catalog {
+	chain, err := NewChain(oldestVersion, historicalVersion, v3.CheckHeader, v2to3.Edge{})
+	if err != nil {
+		panic(err)
+	}
+	return &catalog{chain: chain, codecs: map[int]codec{2: v2Codec, 3: v3Codec}}
+}

@@ -1,0 +1,80 @@
+package migrate
+
+import (
+	"github.com/dshlog/dshlog/codec/v2"
+	"github.com/dshlog/dshlog/codec/v3"
+	"github.com/dshlog/dshlog/codec/v4"
+	"github.com/dshlog/dshlog/jsonv"
+	"github.com/dshlog/dshlog/migrate/stage"
+	"github.com/dshlog/dshlog/session"
+)
+
+// currentVersion is the format dshlog writes, as dsh's v4 build does.
+const currentVersion = v4.Version
+
+// eventDecoder is a codec decoder that turns each row into at most one
+// event (every format from v2 on).
+type eventDecoder interface {
+	Decode(row jsonv.Value) (session.Event, bool, error)
+	Finish() (int64, error)
+	Issue() error
+}
+
+// eventRows adapts an eventDecoder to the chain's item-based rowDecoder.
+type eventRows struct {
+	header session.Header
+	dec    eventDecoder
+}
+
+func (r eventRows) Header() session.Header { return r.header }
+func (r eventRows) HeaderCut() int64       { return -1 }
+func (r eventRows) Issue() error           { return r.dec.Issue() }
+
+func (r eventRows) Decode(row jsonv.Value, emit stage.Emit) error {
+	ev, ok, err := r.dec.Decode(row)
+	if err != nil || !ok {
+		return err
+	}
+	return emit(stage.Item{Event: ev})
+}
+
+func (r eventRows) Finish(stage.Emit) (int64, error) { return r.dec.Finish() }
+
+// v2Codec reads released format v2.
+var v2Codec = codec{
+	version:      2,
+	decodeHeader: v2.DecodeHeader,
+	newDecoder: func(hv jsonv.Value, recovery v2.Recovery) (rowDecoder, error) {
+		h, err := v2.DecodeHeader(hv)
+		if err != nil {
+			return nil, err
+		}
+		return eventRows{h, v2.NewDecoder(h, recovery)}, nil
+	},
+}
+
+// v3Codec reads released format v3.
+var v3Codec = codec{
+	version:      3,
+	decodeHeader: v3.DecodeHeader,
+	newDecoder: func(hv jsonv.Value, recovery v2.Recovery) (rowDecoder, error) {
+		h, err := v3.DecodeHeader(hv)
+		if err != nil {
+			return nil, err
+		}
+		return eventRows{h, v3.NewDecoder(h, recovery)}, nil
+	},
+}
+
+// v4Codec reads the current format v4.
+var v4Codec = codec{
+	version:      4,
+	decodeHeader: v4.DecodeHeader,
+	newDecoder: func(hv jsonv.Value, recovery v2.Recovery) (rowDecoder, error) {
+		h, err := v4.DecodeHeader(hv)
+		if err != nil {
+			return nil, err
+		}
+		return eventRows{h, v4.NewDecoder(h, recovery)}, nil
+	},
+}

@@ -1,0 +1,189 @@
+package migrate
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"fmt"
+	"io"
+	"os"
+	"sync/atomic"
+
+	"github.com/dshlog/dshlog/jsonl"
+	"github.com/dshlog/dshlog/jsonv"
+)
+
+// OpenOptions say how Open reads a session file.
+type OpenOptions struct {
+	Options
+	// ChildFiles are subagent child sessions to take catalog evidence from,
+	// besides those Open finds beside the file.
+	ChildFiles []string
+	// StoreRoot, when set, names each child in refusals by the path dsh's
+	// store under this root would give it (as the golden corpus pipeline
+	// did) instead of the child's real path.
+	StoreRoot string
+}
+
+// Source is a session file opened for reading: a Reader of its current
+// events plus what the file protocol needs to know about the file.
+type Source struct {
+	*Reader
+	// Path is the file's path, "-" for standard input.
+	Path        string
+	Compression jsonl.Compression
+	// Size is the file's size when opened (what is read), or -1 for a
+	// stream.
+	Size int64
+	// Children are the child files whose evidence the migration uses.
+	Children []string
+	// Warnings say which children gave no evidence, and why.
+	Warnings []string
+
+	identity *identity
+	consumed *atomic.Int64
+	closers  []io.Closer
+}
+
+// Open opens the session file at path ("-" reads stdin) and returns a
+// reader of its current (v4) events. A historical session's subagent
+// children are found as dsh finds them (same store, or same snapshot
+// directory) and read for the v3→v4 catalog completion. Only the bytes
+// present when the file was opened are read, so an append racing the read
+// is not half seen.
+func Open(path string, stdin io.Reader, opts OpenOptions) (*Source, error) {
+	f, err := openPlain(path, stdin)
+	if err != nil {
+		return nil, err
+	}
+	src := &Source{Path: path, Compression: f.compression, Size: f.size, identity: f.identity, consumed: f.consumed, closers: f.closers}
+	lines := jsonl.NewReader(f.text, f.name)
+	hv, version, err := readHeaderLine(lines)
+	if err == nil {
+		opts.Children, src.Children, src.Warnings, err = gatherChildren(path, hv, version, opts)
+	}
+	if err == nil {
+		src.Reader, err = startReader(lines, hv, version, opts.Options)
+	}
+	if err != nil {
+		src.Close()
+		return nil, err
+	}
+	return src, nil
+}
+
+// Close releases the file.
+func (s *Source) Close() error {
+	var first error
+	for i := len(s.closers) - 1; i >= 0; i-- {
+		if err := s.closers[i].Close(); err != nil && first == nil {
+			first = err
+		}
+	}
+	s.closers = nil
+	return first
+}
+
+// Consumed returns how many bytes of the file have been read so far, for
+// progress reports; it may be called from another goroutine.
+func (s *Source) Consumed() int64 { return s.consumed.Load() }
+
+// plainFile is an opened session file's plaintext.
+type plainFile struct {
+	name        string
+	text        io.Reader
+	compression jsonl.Compression
+	size        int64
+	identity    *identity
+	consumed    *atomic.Int64
+	closers     []io.Closer
+}
+
+// openPlain opens a session file and decompresses it as dsh's backend
+// reads it; a regular file is read up to its size at opening.
+func openPlain(path string, stdin io.Reader) (*plainFile, error) {
+	p := &plainFile{name: path, size: -1, consumed: new(atomic.Int64)}
+	var raw io.Reader
+	if path == "-" {
+		p.name, raw = "<stdin>", stdin
+	} else {
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, err
+		}
+		p.closers = append(p.closers, f)
+		info, err := f.Stat()
+		if err != nil {
+			f.Close()
+			return nil, err
+		}
+		raw = f
+		if info.Mode().IsRegular() {
+			p.size = info.Size()
+			p.identity = identityOf(info)
+			raw = io.NewSectionReader(f, 0, p.size)
+		}
+	}
+	br := bufio.NewReaderSize(countingReader{raw, p.consumed}, 256<<10)
+	magic, err := br.Peek(4)
+	if err != nil && err != io.EOF {
+		p.close()
+		return nil, &jsonl.Error{File: p.name, Err: err}
+	}
+	p.text = br
+	switch {
+	case len(magic) == 4 && bytes.Equal(magic, []byte{0x28, 0xb5, 0x2f, 0xfd}):
+		p.compression = jsonl.Zstd
+		if ra, ok := raw.(*io.SectionReader); ok {
+			if err := scanZstdFrames(ra, ra.Size()); err != nil {
+				p.close()
+				return nil, &jsonl.Error{File: p.name, Err: err}
+			}
+		}
+		z, err := newZstdFrames(br)
+		if err != nil {
+			p.close()
+			return nil, err
+		}
+		p.text = z
+		p.closers = append(p.closers, z)
+	case len(magic) >= 2 && magic[0] == 0x1f && magic[1] == 0x8b:
+		gz, err := gzip.NewReader(br)
+		if err != nil {
+			p.close()
+			return nil, &jsonl.Error{File: p.name, Err: fmt.Errorf("gzip: %w", err)}
+		}
+		p.compression = jsonl.Gzip
+		p.text = gz
+		p.closers = append(p.closers, gz)
+	}
+	return p, nil
+}
+
+func (p *plainFile) close() {
+	for i := len(p.closers) - 1; i >= 0; i-- {
+		p.closers[i].Close()
+	}
+}
+
+// countingReader counts the bytes read through it.
+type countingReader struct {
+	r io.Reader
+	n *atomic.Int64
+}
+
+func (c countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n.Add(int64(n))
+	return n, err
+}
+
+// readHeaderFile reads only the header of the session file at path.
+func readHeaderFile(path string) (jsonv.Value, int, error) {
+	f, err := openPlain(path, nil)
+	if err != nil {
+		return jsonv.Value{}, 0, err
+	}
+	defer f.close()
+	return readHeaderLine(jsonl.NewReader(f.text, f.name))
+}
