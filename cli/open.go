@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io"
 
+	"github.com/dshlog/dshlog/codec/v4"
 	"github.com/dshlog/dshlog/jsonl"
 	"github.com/dshlog/dshlog/migrate"
 	"github.com/dshlog/dshlog/session"
@@ -34,8 +35,9 @@ func openSession(path string, s *streams, opts migrate.Options) (*sessionEvents,
 func (e *sessionEvents) Close() error { return e.file.Close() }
 
 // each calls visit for every event of the session, then reports, as notes on
-// s.err, what the reader did that dsh also does silently: restoring a
-// normalized snapshot's seq and time, dropping a torn last line. A problem
+// s.err, what the reader did that dsh also does silently: migrating an older
+// format in memory, restoring a normalized snapshot's seq and time, dropping
+// a torn last line. A problem
 // that made dsh's recoverable reader drop rows is returned as an error.
 func (e *sessionEvents) each(s *streams, visit func(session.Event) error) error {
 	for {
@@ -51,6 +53,9 @@ func (e *sessionEvents) each(s *streams, visit func(session.Event) error) error 
 		}
 	}
 	name := e.file.Name
+	if e.SourceVersion != v4.Version {
+		note(s, "%s: format v%d, read as v%d (migrated in memory; the file is unchanged)", name, e.SourceVersion, v4.Version)
+	}
 	if e.Snapshot {
 		note(s, "%s: normalized snapshot: seq and time restored (seq by row, time as createdAt+seq)", name)
 	}
