@@ -37,7 +37,12 @@ func newInspectCommand(s *streams) *cobra.Command {
 operation (append, replace a..b, or blank for a log-only event), turn/step and
 a one-line summary. Older formats are migrated in memory; nothing is written.
 
-FILE may be "-" for standard input, and may be zstd or gzip compressed.`,
+With --json, each event is one JSON object with the keys seq, time, type,
+surface, turn, step, summary and row (the event line as dsh writes it).
+
+FILE may be "-" for standard input, and may be zstd or gzip compressed. Notes
+on stderr say when the file was migrated in memory, was a normalized snapshot
+(seq and time restored) or ended in a torn line (dropped, as dsh does).`,
 		Example: `  dshlog inspect testdata/seed-vectors/loop-events.v4.jsonl
   dshlog inspect --type 'tool/*' --from 8 --to 15 session.v4.jsonl
   zstdcat session.v4.jsonl.zst | dshlog inspect --json -`,
