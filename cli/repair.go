@@ -1,0 +1,212 @@
+package cli
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/klauspost/compress/zstd"
+	"github.com/spf13/cobra"
+
+	"github.com/dshlog/dshlog/codec/v2"
+	"github.com/dshlog/dshlog/codec/v4"
+	"github.com/dshlog/dshlog/fold"
+	"github.com/dshlog/dshlog/jsonl"
+	"github.com/dshlog/dshlog/migrate"
+	"github.com/dshlog/dshlog/session"
+)
+
+// repairOptions are the inputs of dshlog repair.
+type repairOptions struct {
+	file   string
+	json   bool
+	append bool
+}
+
+func init() { addVerb(newRepairCommand) }
+
+// newRepairCommand returns dshlog repair, which shows (and can append) the
+// closers dsh's crash recovery adds to a log that ends inside a turn.
+func newRepairCommand(s *streams) *cobra.Command {
+	var opts repairOptions
+	cmd := &cobra.Command{
+		Use:   "repair FILE",
+		Short: "Show or append the closers crash repair adds to an open tail",
+		Long: `When dsh dies inside a turn, its log ends with the turn open. On the next
+start dsh's crash recovery (interruptedTurnClosers) appends closers: an error
+tool/result for each tool call of the open step that has no result
+(TOOL_OUTCOME_UNKNOWN when its tool/call was logged, TOOL_NOT_STARTED when
+not), step/end when a step is open, and turn/end {"kind":"interrupted"}.
+repair prints exactly those events; a log whose turns are all closed needs
+none, which repair says (exit 0).
+
+--json prints the closers as v4 rows, one per line, byte for byte what
+--append writes.
+
+--append appends them to FILE the way dsh persists them: under the session
+directory's session.lock, after checking that the file is a current-format
+(v4) log whose last line is complete, then fsync. Bytes already in the file
+are never rewritten. A zstd file gets one new checksummed frame.`,
+		Example: `  dshlog repair testdata/seed-vectors/crash-persisted.v4.jsonl
+  dshlog repair --json session.v4.jsonl
+  dshlog repair --append ~/.dsh/sessions/--workspace--/ID/session.v4.jsonl`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.file = args[0]
+			return runRepair(opts, s)
+		},
+	}
+	flags := cmd.Flags()
+	flags.BoolVar(&opts.json, "json", false, "print the closers as v4 rows, one JSON object per line")
+	flags.BoolVar(&opts.append, "append", false, "append the closers to FILE (under session.lock, fsynced)")
+	return cmd
+}
+
+func runRepair(opts repairOptions, s *streams) error {
+	if opts.append && opts.file == "-" {
+		return usageErrorf("--append needs a session file, not standard input")
+	}
+	if opts.append {
+		lock, err := lockSession(filepath.Dir(opts.file))
+		if err != nil {
+			return err
+		}
+		defer lock.release()
+	}
+	var before os.FileInfo
+	if opts.append {
+		info, err := os.Stat(opts.file)
+		if err != nil {
+			return err
+		}
+		before = info
+	}
+	events, err := openSession(opts.file, s, migrate.Options{Recovery: v2.Recoverable})
+	if err != nil {
+		return err
+	}
+	defer events.Close()
+	f := fold.New()
+	readErr := events.each(s, func(ev session.Event) error { return applyEvent(f, ev, events.file.Name) })
+	if readErr != nil {
+		if opts.append && jsonl.IsTruncatedStream(readErr) {
+			return refuseAppend(opts.file, "its compressed stream ends inside a frame (a torn tail)")
+		}
+		return readErr
+	}
+	if opts.append {
+		if err := checkAppendable(events, opts.file); err != nil {
+			return err
+		}
+	}
+	closers := f.InterruptedTurnClosers()
+	if len(closers) == 0 {
+		if opts.json {
+			note(s, "%s: every turn is closed; no repair needed", opts.file)
+			return nil
+		}
+		_, err := fmt.Fprintf(s.out, "%s: every turn is closed; no repair needed\n", opts.file)
+		return err
+	}
+	rows := encodeRows(closers)
+	if err := printClosers(s, opts, closers, rows); err != nil {
+		return err
+	}
+	if !opts.append {
+		return nil
+	}
+	written, err := appendRows(opts.file, events.file.Compression, rows, before)
+	if err != nil {
+		return err
+	}
+	if opts.json {
+		note(s, "%s: appended %d closers (%d bytes)", opts.file, len(closers), written)
+		return nil
+	}
+	_, err = fmt.Fprintf(s.out, "appended %d closers (%d bytes) to %s\n", len(closers), written, opts.file)
+	return err
+}
+
+// checkAppendable refuses to append to a file dsh would not append to: a
+// torn last line, a file in an older format or in the normalized snapshot
+// form, a gzip file.
+func checkAppendable(events *sessionEvents, path string) error {
+	switch {
+	case events.TornTail():
+		return refuseAppend(path, "its last line is torn (no final newline)")
+	case events.SourceVersion != v4.Version:
+		return withHint(refuseAppend(path, fmt.Sprintf("it is a format v%d log and the closers are v4 rows", events.SourceVersion)),
+			"migrate it to v4 first (dsh publishes session.v4.jsonl beside it), then repair that file")
+	case events.Snapshot:
+		return refuseAppend(path, "it is a normalized snapshot (rows without seq and time)")
+	case events.file.Compression == jsonl.Gzip:
+		return refuseAppend(path, "dsh never writes gzip session files")
+	}
+	return nil
+}
+
+func refuseAppend(path, why string) error {
+	return withHint(fmt.Errorf("%s: refusing to append: %s; the file is unchanged", path, why),
+		"run dshlog repair without --append to see the closers dsh would add")
+}
+
+// encodeRows writes each closer as the v4 writer does, one line each.
+func encodeRows(events []session.Event) []byte {
+	var rows []byte
+	for _, ev := range events {
+		rows = v4.AppendEvent(rows, ev)
+	}
+	return rows
+}
+
+func printClosers(s *streams, opts repairOptions, closers []session.Event, rows []byte) error {
+	if opts.json {
+		_, err := s.out.Write(rows)
+		return err
+	}
+	turn := closers[len(closers)-1].Data().Field("turn")
+	if _, err := fmt.Fprintf(s.out, "%s: turn %s is open; crash repair appends %d closers\n", opts.file, turn, len(closers)); err != nil {
+		return err
+	}
+	return printEvents(s.out, closers)
+}
+
+// appendRows appends rows to the file at path, which must still be what was
+// read (before), fsyncs it and returns the number of bytes written. A zstd
+// file gets the rows as one checksummed frame. On a failed write the file is
+// cut back to its old length.
+func appendRows(path string, compression jsonl.Compression, rows []byte, before os.FileInfo) (int, error) {
+	data := rows
+	if compression == jsonl.Zstd {
+		enc, err := zstd.NewWriter(nil, zstd.WithEncoderCRC(true))
+		if err != nil {
+			return 0, err
+		}
+		data = enc.EncodeAll(rows, nil)
+		enc.Close()
+	}
+	file, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		return 0, err
+	}
+	defer file.Close()
+	now, err := file.Stat()
+	if err != nil {
+		return 0, err
+	}
+	if !os.SameFile(now, before) || now.Size() != before.Size() || !now.ModTime().Equal(before.ModTime()) {
+		return 0, fmt.Errorf("%s: refusing to append: the file changed while it was read; the file is unchanged", path)
+	}
+	n, err := io.Copy(file, bytes.NewReader(data))
+	if err == nil {
+		err = file.Sync()
+	}
+	if err != nil {
+		cutErr := file.Truncate(before.Size())
+		return 0, errors.Join(fmt.Errorf("%s: append failed: %w", path, err), cutErr)
+	}
+	return int(n), file.Close()
+}
