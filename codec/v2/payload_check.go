@@ -202,9 +202,9 @@ func isJSWhitespace(r rune) bool {
 	return r >= 0x2000 && r <= 0x200a
 }
 
-// unorderedEqual is dsh's deepEqualJson: structural equality that ignores
-// object key order and compares numbers with ===.
-func unorderedEqual(a, b jsonv.Value) bool {
+// DeepEqual is dsh's deepEqualJson: structural equality that ignores object
+// key order and compares numbers with === (so -0 equals 0).
+func DeepEqual(a, b jsonv.Value) bool {
 	if a.Kind() != b.Kind() {
 		return false
 	}
@@ -214,7 +214,7 @@ func unorderedEqual(a, b jsonv.Value) bool {
 			return false
 		}
 		for i, e := range a.Elements() {
-			if !unorderedEqual(e, b.Index(i)) {
+			if !DeepEqual(e, b.Index(i)) {
 				return false
 			}
 		}
@@ -225,7 +225,7 @@ func unorderedEqual(a, b jsonv.Value) bool {
 		}
 		for _, m := range a.Members() {
 			other, ok := b.Get(m.Key)
-			if !ok || !unorderedEqual(m.Value, other) {
+			if !ok || !DeepEqual(m.Value, other) {
 				return false
 			}
 		}

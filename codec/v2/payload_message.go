@@ -129,7 +129,7 @@ func legacyGoalMessageValue(message, source jsonv.Value, label string) error {
 	expected := jsonv.ArrayValue(jsonv.ObjectValue(
 		jsonv.M("type", jsonv.StringValue("text")),
 		jsonv.M("text", jsonv.StringValue("<goal_state>"+payload.String()+"</goal_state>"))))
-	if !unorderedEqual(message.Field("content"), expected) {
+	if !DeepEqual(message.Field("content"), expected) {
 		return session.FormatErrorf("%s legacy goal content does not match its change", label)
 	}
 	return nil

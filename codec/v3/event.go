@@ -1,6 +1,10 @@
 package v3
 
 import (
+	"regexp"
+	"strconv"
+	"strings"
+
 	"github.com/dshlog/dshlog/codec/v2"
 	"github.com/dshlog/dshlog/jsonv"
 	"github.com/dshlog/dshlog/session"
@@ -332,3 +336,25 @@ func jsString(v jsonv.Value, present bool) string {
 	}
 	return v.String()
 }
+
+// IsRepairIdentity reports whether id is the canonical historical id of a
+// TOOL_NOT_STARTED repair of callID: interrupted-tool-result-<callID>-<n>
+// with n a decimal safe integer without leading zeros.
+func IsRepairIdentity(id, callID jsonv.Value) bool {
+	call, ok := callID.Str()
+	if !ok {
+		return false
+	}
+	prefix := "interrupted-tool-result-" + call + "-"
+	s, ok := id.Str()
+	if !ok || !strings.HasPrefix(s, prefix) {
+		return false
+	}
+	suffix := s[len(prefix):]
+	n, err := strconv.ParseFloat(suffix, 64)
+	return decimal.MatchString(suffix) && err == nil && n <= maxSafeInteger
+}
+
+var decimal = regexp.MustCompile(`^(0|[1-9][0-9]*)$`)
+
+const maxSafeInteger = 1<<53 - 1

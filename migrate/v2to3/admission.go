@@ -1,9 +1,7 @@
 package v2to3
 
 import (
-	"regexp"
 	"strconv"
-	"strings"
 
 	"github.com/dshlog/dshlog/codec/v2"
 	"github.com/dshlog/dshlog/codec/v3"
@@ -139,30 +137,10 @@ func checkRepairIdentity(data jsonv.Value) error {
 	if err != nil {
 		return err
 	}
-	if !isRepairIdentity(message.Field("id"), source.Field("callId")) {
+	if !v3.IsRepairIdentity(message.Field("id"), source.Field("callId")) {
 		return session.FormatErrorf("TOOL_NOT_STARTED repair requires its canonical historical message id")
 	}
 	return nil
-}
-
-var decimal = regexp.MustCompile(`^(0|[1-9][0-9]*)$`)
-
-// isRepairIdentity reports whether id is the canonical historical id of a
-// TOOL_NOT_STARTED repair of callId: interrupted-tool-result-<callId>-<n>
-// with n a decimal safe integer without leading zeros.
-func isRepairIdentity(id, callID jsonv.Value) bool {
-	call, ok := callID.Str()
-	if !ok {
-		return false
-	}
-	prefix := "interrupted-tool-result-" + call + "-"
-	s, ok := id.Str()
-	if !ok || !strings.HasPrefix(s, prefix) {
-		return false
-	}
-	suffix := s[len(prefix):]
-	n, err := strconv.ParseFloat(suffix, 64)
-	return decimal.MatchString(suffix) && err == nil && n <= 1<<53-1
 }
 
 func classifySource(message jsonv.Value) error {
