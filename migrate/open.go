@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"sync/atomic"
 
 	"github.com/dshlog/dshlog/jsonl"
 	"github.com/dshlog/dshlog/jsonv"
@@ -23,6 +22,10 @@ type OpenOptions struct {
 	// store under this root would give it (as the golden corpus pipeline
 	// did) instead of the child's real path.
 	StoreRoot string
+	// Progress, when set, is called as the session file (not its children)
+	// is read, with the bytes read so far and the file's size (-1 for a
+	// stream).
+	Progress func(read, size int64)
 }
 
 // Source is a session file opened for reading: a Reader of its current
@@ -41,7 +44,6 @@ type Source struct {
 	Warnings []string
 
 	identity *identity
-	consumed *atomic.Int64
 	closers  []io.Closer
 }
 
@@ -52,11 +54,11 @@ type Source struct {
 // present when the file was opened are read, so an append racing the read
 // is not half seen.
 func Open(path string, stdin io.Reader, opts OpenOptions) (*Source, error) {
-	f, err := openPlain(path, stdin)
+	f, err := openPlain(path, stdin, opts.Progress)
 	if err != nil {
 		return nil, err
 	}
-	src := &Source{Path: path, Compression: f.compression, Size: f.size, identity: f.identity, consumed: f.consumed, closers: f.closers}
+	src := &Source{Path: path, Compression: f.compression, Size: f.size, identity: f.identity, closers: f.closers}
 	lines := jsonl.NewReader(f.text, f.name)
 	hv, version, err := readHeaderLine(lines)
 	if err == nil {
@@ -84,10 +86,6 @@ func (s *Source) Close() error {
 	return first
 }
 
-// Consumed returns how many bytes of the file have been read so far, for
-// progress reports; it may be called from another goroutine.
-func (s *Source) Consumed() int64 { return s.consumed.Load() }
-
 // plainFile is an opened session file's plaintext.
 type plainFile struct {
 	name        string
@@ -95,15 +93,16 @@ type plainFile struct {
 	compression jsonl.Compression
 	size        int64
 	identity    *identity
-	consumed    *atomic.Int64
 	closers     []io.Closer
 }
 
 // openPlain opens a session file and decompresses it as dsh's backend
-// reads it; a regular file is read up to its size at opening.
-func openPlain(path string, stdin io.Reader) (*plainFile, error) {
-	p := &plainFile{name: path, size: -1, consumed: new(atomic.Int64)}
+// reads it; a regular file is read up to its size at opening. progress,
+// when set, follows the reading.
+func openPlain(path string, stdin io.Reader, progress func(read, size int64)) (*plainFile, error) {
+	p := &plainFile{name: path, size: -1}
 	var raw io.Reader
+	var section *io.SectionReader // the file, when it is a regular one
 	if path == "-" {
 		p.name, raw = "<stdin>", stdin
 	} else {
@@ -121,10 +120,14 @@ func openPlain(path string, stdin io.Reader) (*plainFile, error) {
 		if info.Mode().IsRegular() {
 			p.size = info.Size()
 			p.identity = identityOf(info)
-			raw = io.NewSectionReader(f, 0, p.size)
+			section = io.NewSectionReader(f, 0, p.size)
+			raw = section
 		}
 	}
-	br := bufio.NewReaderSize(countingReader{raw, p.consumed}, 256<<10)
+	if progress != nil {
+		raw = &progressReader{r: raw, size: p.size, report: progress}
+	}
+	br := bufio.NewReaderSize(raw, 256<<10)
 	magic, err := br.Peek(4)
 	if err != nil && err != io.EOF {
 		p.close()
@@ -134,8 +137,8 @@ func openPlain(path string, stdin io.Reader) (*plainFile, error) {
 	switch {
 	case len(magic) == 4 && bytes.Equal(magic, []byte{0x28, 0xb5, 0x2f, 0xfd}):
 		p.compression = jsonl.Zstd
-		if ra, ok := raw.(*io.SectionReader); ok {
-			if err := scanZstdFrames(ra, ra.Size()); err != nil {
+		if section != nil {
+			if err := scanZstdFrames(section, p.size); err != nil {
 				p.close()
 				return nil, &jsonl.Error{File: p.name, Err: err}
 			}
@@ -166,21 +169,24 @@ func (p *plainFile) close() {
 	}
 }
 
-// countingReader counts the bytes read through it.
-type countingReader struct {
-	r io.Reader
-	n *atomic.Int64
+// progressReader reports the bytes read through it.
+type progressReader struct {
+	r      io.Reader
+	read   int64
+	size   int64
+	report func(read, size int64)
 }
 
-func (c countingReader) Read(p []byte) (int, error) {
-	n, err := c.r.Read(p)
-	c.n.Add(int64(n))
+func (p *progressReader) Read(b []byte) (int, error) {
+	n, err := p.r.Read(b)
+	p.read += int64(n)
+	p.report(p.read, p.size)
 	return n, err
 }
 
 // readHeaderFile reads only the header of the session file at path.
 func readHeaderFile(path string) (jsonv.Value, int, error) {
-	f, err := openPlain(path, nil)
+	f, err := openPlain(path, nil, nil)
 	if err != nil {
 		return jsonv.Value{}, 0, err
 	}

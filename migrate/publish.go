@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/klauspost/compress/zstd"
 
@@ -24,6 +25,8 @@ type Published struct {
 	// Existing is true when Target already held this migration: nothing
 	// was written.
 	Existing bool
+	// Warnings say which children gave no catalog evidence, and why.
+	Warnings []string
 }
 
 // ConflictError says the current generation's name is taken by a file that
@@ -50,6 +53,18 @@ var ErrCurrent = errors.New("the session is already in the current format v4")
 // modified; on any failure nothing is left behind. When the target already
 // holds this very migration (a re-run), nothing is written at all.
 func Publish(path string, opts OpenOptions) (Published, error) {
+	return publish(path, opts, true)
+}
+
+// Check migrates the historical session file at path in memory and says
+// what Publish would do, as dsh's read open does: no lock, nothing written.
+// Existing reports a target that already holds this migration; a
+// ConflictError one that holds something else.
+func Check(path string, opts OpenOptions) (Published, error) {
+	return publish(path, opts, false)
+}
+
+func publish(path string, opts OpenOptions, write bool) (Published, error) {
 	out := Published{Source: path, Target: filepath.Join(filepath.Dir(path), PublishedName(filepath.Base(path)))}
 	hv, version, err := readHeaderFile(path)
 	if err != nil {
@@ -59,24 +74,73 @@ func Publish(path string, opts OpenOptions) (Published, error) {
 	if version == currentVersion {
 		return out, ErrCurrent
 	}
-	id, _ := hv.Field("id").Str()
-	lock, err := acquireLock(filepath.Dir(path), id)
-	if err != nil {
-		return out, err
+	if write {
+		id, _ := hv.Field("id").Str()
+		lock, err := acquireLock(filepath.Dir(path), id)
+		if err != nil {
+			return out, err
+		}
+		defer lock.release()
 	}
-	defer lock.release()
 	src, err := Open(path, nil, opts)
 	if err != nil {
 		return out, err
 	}
 	defer src.Close()
-	if _, err := os.Lstat(out.Target); err == nil {
+	out.Warnings = src.Warnings
+	switch _, err := os.Lstat(out.Target); {
+	case err == nil:
 		out.Written, err = compareExisting(src, out.Target)
 		out.Existing = err == nil
+		return out, err
+	case !write:
+		out.Written, err = Encode(io.Discard, src.Reader)
 		return out, err
 	}
 	out.Written, err = stageAndLink(src, out.Target)
 	return out, err
+}
+
+// Save writes the migrated session to path (a Zstandard generation when the
+// name ends in .zstd or .zst), replacing what is there only once the whole
+// session has been migrated: it is staged beside path and renamed. The
+// source itself is never a valid path.
+func Save(src *Source, path string) (Written, error) {
+	if src.Path != "-" {
+		a, errA := os.Stat(src.Path)
+		b, errB := os.Stat(path)
+		if errA == nil && errB == nil && os.SameFile(a, b) {
+			return Written{}, fmt.Errorf("%s: will not overwrite the session being migrated", path)
+		}
+	}
+	dir, base := filepath.Split(path)
+	if dir == "" {
+		dir = "."
+	}
+	f, err := os.CreateTemp(dir, "."+base+".*.tmp")
+	if err != nil {
+		return Written{}, err
+	}
+	compressed := strings.HasSuffix(base, ".zstd") || strings.HasSuffix(base, ".zst")
+	w := NewGenerationWriter(f, compressed)
+	written, err := Encode(w, src.Reader)
+	if cerr := w.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), path)
+	}
+	if err != nil {
+		os.Remove(f.Name())
+		return written, err
+	}
+	return written, syncDir(dir)
 }
 
 // stageAndLink writes the migration to a staging file and links it to the
@@ -163,7 +227,7 @@ func checkUnchanged(src *Source) error {
 // is accepted when it is a regular file that begins with the staged
 // generation (an appended tail is allowed), else it is a conflict.
 func acceptExisting(staged, target string) error {
-	f, err := openPlain(staged, nil)
+	f, err := openPlain(staged, nil, nil)
 	if err != nil {
 		return err
 	}
@@ -212,7 +276,7 @@ func matchTarget(want io.Reader, target string) (int64, error) {
 	case !info.Mode().IsRegular():
 		return 0, &ConflictError{Path: target, Reason: "target is a non-regular file"}
 	}
-	t, err := openPlain(target, nil)
+	t, err := openPlain(target, nil, nil)
 	if err != nil {
 		return 0, &ConflictError{Path: target, Reason: err.Error()}
 	}

@@ -72,7 +72,7 @@ func readZstd(t *testing.T, data []byte, seekable bool) string {
 			t.Fatal(err)
 		}
 	}
-	f, err := openPlain(path, stdin)
+	f, err := openPlain(path, stdin, nil)
 	if err != nil {
 		return refusalMessage(err)
 	}
