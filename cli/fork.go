@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -49,7 +50,9 @@ turn/end {"kind":"forked"}.
 The child is a current-format (v4) file: its header names the parent
 (parentSession), is seeded (isSeeded) and keeps the parent's cwd; its
 inherited cut is SEQ+1. CHILD is never overwritten; "-o -" writes the child
-to standard output. Older parent formats are migrated in memory.`,
+to standard output. A CHILD named *.zstd (or *.zst) is written as dsh writes
+a Zstandard generation: the header line as its own frame, then the events.
+Older parent formats are migrated in memory.`,
 		Example: `  dshlog fork testdata/seed-vectors/loop-events.v4.jsonl --at 15 -o child.v4.jsonl
   dshlog fork session.v4.jsonl --at 9 --id 3f0c… -o ../3f0c…/session.v4.jsonl`,
 		Args: cobra.ExactArgs(1),
@@ -129,7 +132,9 @@ func publishFork(events *sessionEvents, opts forkOptions, s *streams) error {
 // writeFork streams the child session to w: its header, the inherited
 // events and the child-owned tail, then reports the fork on report.
 func writeFork(w io.Writer, events *sessionEvents, opts forkOptions, report io.Writer) error {
-	out := bufio.NewWriterSize(w, 1<<20)
+	compressed := strings.HasSuffix(opts.output, ".zstd") || strings.HasSuffix(opts.output, ".zst")
+	generation := migrate.NewGenerationWriter(w, compressed)
+	out := bufio.NewWriterSize(generation, 1<<20)
 	cut := opts.at + 1
 	header := fold.ChildHeader(events.Header, opts.id, opts.createdAt)
 	buf, err := v4.AppendHeader(nil, header, cut)
@@ -153,6 +158,9 @@ func writeFork(w io.Writer, events *sessionEvents, opts forkOptions, report io.W
 		}
 	}
 	if err := out.Flush(); err != nil {
+		return err
+	}
+	if err := generation.Close(); err != nil {
 		return err
 	}
 	fmt.Fprintf(report, "forked %s at seq %d into %s (session %s): %d inherited events, marker @%d, %d closers\n",

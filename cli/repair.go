@@ -97,12 +97,12 @@ func runRepair(opts repairOptions, s *streams) error {
 		}
 		return readErr
 	}
-	if opts.append {
+	closers := f.InterruptedTurnClosers()
+	if opts.append && len(closers) > 0 {
 		if err := checkAppendable(events, opts.file); err != nil {
 			return err
 		}
 	}
-	closers := f.InterruptedTurnClosers()
 	if len(closers) == 0 {
 		if opts.json {
 			note(s, "%s: every turn is closed; no repair needed", opts.file)
