@@ -39,5 +39,11 @@ func newHistoricalCatalog() *catalog {
 	if err != nil {
 		panic(err)
 	}
-	return &catalog{chain: chain, codecs: map[int]codec{2: v2Codec, 3: v3Codec}}
+	return &catalog{
+		chain:  chain,
+		codecs: map[int]codec{2: v2Codec, 3: v3Codec},
+		newValidator: func(h session.Header) validator {
+			return v3.NewRestorer(h)
+		},
+	}
 }
