@@ -1,6 +1,8 @@
 package v2to3
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"strings"
 	"testing"
@@ -89,4 +91,9 @@ func migrateV2(t *testing.T, text string, sourceCut int64) result {
 	}
 	head := string(target.Value().Encode())
 	return result{lines: append([]string{head}, out...), cut: cut, err: err}
+}
+
+func sha(b []byte) string {
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
 }
