@@ -1,0 +1,208 @@
+// Package gen makes large session logs for benchmarks: a recorded
+// session's turns repeated, each copy with its seqs, times, turn numbers,
+// message and tool call ids and seq references shifted, so that the log
+// stays one well-formed session of the template's format.
+package gen
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/dshlog/dshlog/jsonv"
+)
+
+// Template is a recorded session split for repetition.
+type Template struct {
+	// prelude is the header line and the rows before the first turn (or
+	// before the inbox splice that carries its prompt); written once.
+	prelude []byte
+	// lines and rows are the turns, from the first turn to the end.
+	lines [][]byte
+	rows  []jsonv.Value
+	// once marks the rows a later copy leaves out: the protected system
+	// message and the session title.
+	once  []bool
+	turns int64               // turns in one copy
+	ids   map[string]struct{} // message and tool call ids, renamed per copy
+}
+
+// Load reads a template session: a header and rows in v2 framing (v2, v3
+// or v4) holding at least one turn.
+func Load(r io.Reader) (*Template, error) {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, err
+	}
+	lines := bytes.SplitAfter(data, []byte("\n"))
+	if n := len(lines); n > 0 && len(lines[n-1]) == 0 {
+		lines = lines[:n-1]
+	}
+	if len(lines) < 2 {
+		return nil, errors.New("gen: the template has no rows")
+	}
+	rows := make([]jsonv.Value, len(lines)-1)
+	for i, line := range lines[1:] {
+		if rows[i], err = jsonv.Parse(bytes.TrimSuffix(line, []byte("\n"))); err != nil {
+			return nil, fmt.Errorf("gen: row %d: %w", i, err)
+		}
+	}
+	start := -1
+	for i, row := range rows {
+		if row.Field("type").Text() == "turn/start" {
+			start = i
+			if i > 0 && rows[i-1].Field("type").Text() == "agent/inbox/spliced" {
+				start = i - 1
+			}
+			break
+		}
+	}
+	if start < 0 {
+		return nil, errors.New("gen: the template has no turn")
+	}
+	t := &Template{prelude: bytes.Join(lines[:start+1], nil), lines: lines[start+1:], rows: rows[start:], ids: map[string]struct{}{}}
+	for _, row := range t.rows {
+		typ := row.Field("type").Text()
+		t.once = append(t.once, typ == "system/message" || typ == "session/title")
+		if typ == "turn/start" {
+			t.turns++
+		}
+		collectIDs(row.Field("data"), "", t.ids)
+	}
+	return t, nil
+}
+
+// collectIDs adds the message ids and tool call ids found in v to ids.
+func collectIDs(v jsonv.Value, key string, ids map[string]struct{}) {
+	switch v.Kind() {
+	case jsonv.Object:
+		for _, m := range v.Members() {
+			collectIDs(m.Value, m.Key, ids)
+		}
+	case jsonv.Array:
+		for _, e := range v.Elements() {
+			collectIDs(e, "", ids)
+		}
+	case jsonv.String:
+		if key == "id" || key == "callId" || key == "toolCallId" {
+			ids[v.Text()] = struct{}{}
+		}
+	}
+}
+
+// Write writes the template once, then further copies of its turns until
+// at least size bytes are written, and returns the bytes written.
+func (t *Template) Write(w io.Writer, size int64) (int64, error) {
+	bw := bufio.NewWriterSize(w, 1<<20)
+	n, _ := bw.Write(t.prelude)
+	written := int64(n)
+	for _, line := range t.lines {
+		n, _ := bw.Write(line)
+		written += int64(n)
+	}
+	seq := int64(len(t.rows))
+	if first, ok := t.rows[0].Field("seq").Count(); ok {
+		seq += first
+	}
+	var buf []byte
+	for k := 1; written < size; k++ {
+		shift := make(map[int64]int64, len(t.rows))
+		for i, row := range t.rows {
+			if t.once[i] {
+				continue
+			}
+			old, _ := row.Field("seq").Count()
+			shift[old] = seq
+			c := copier{k: k, turns: t.turns, ids: t.ids, shift: shift}
+			buf = append(c.row(row, seq).Append(buf[:0]), '\n')
+			n, err := bw.Write(buf)
+			if err != nil {
+				return written, err
+			}
+			written += int64(n)
+			seq++
+		}
+	}
+	return written, bw.Flush()
+}
+
+// copier rewrites the template's rows for copy k.
+type copier struct {
+	k     int
+	turns int64
+	ids   map[string]struct{}
+	shift map[int64]int64 // template seq → this copy's seq
+}
+
+// row returns the copy of a template row at seq; its time moves with it.
+func (c copier) row(row jsonv.Value, seq int64) jsonv.Value {
+	oldSeq, _ := row.Field("seq").Count()
+	oldTime, _ := row.Field("time").SafeInt()
+	out := row.With("seq", jsonv.IntValue(seq)).With("time", jsonv.IntValue(oldTime+seq-oldSeq))
+	for _, key := range []string{"data", "sourceEventSeqs", "surfaceOp"} {
+		if v, ok := out.Get(key); ok {
+			out = out.With(key, c.value(v, key))
+		}
+	}
+	return out
+}
+
+// value rewrites turn numbers, ids and seq references inside v, found
+// under key.
+func (c copier) value(v jsonv.Value, key string) jsonv.Value {
+	switch v.Kind() {
+	case jsonv.Object:
+		members := v.Members()
+		out := make([]jsonv.Member, len(members))
+		for i, m := range members {
+			out[i] = jsonv.M(m.Key, c.value(m.Value, m.Key))
+		}
+		return jsonv.ObjectValue(out...)
+	case jsonv.Array:
+		refs := strings.HasSuffix(key, "Seqs")
+		elems := v.Elements()
+		out := make([]jsonv.Value, len(elems))
+		for i, e := range elems {
+			if refs {
+				out[i] = c.seqs(e)
+			} else {
+				out[i] = c.value(e, "")
+			}
+		}
+		return jsonv.ArrayValue(out...)
+	case jsonv.Number:
+		n, ok := v.Count()
+		switch {
+		case ok && key == "turn":
+			return jsonv.IntValue(n + int64(c.k)*c.turns)
+		case ok && strings.HasSuffix(key, "Seq"):
+			return c.seqs(v)
+		}
+	case jsonv.String:
+		if _, ok := c.ids[v.Text()]; ok && (key == "id" || key == "callId" || key == "toolCallId") {
+			return jsonv.StringValue(v.Text() + "-" + strconv.Itoa(c.k))
+		}
+	}
+	return v
+}
+
+// seqs maps a seq, or a [start, end] range of seqs, to this copy's seqs.
+func (c copier) seqs(v jsonv.Value) jsonv.Value {
+	if v.Kind() == jsonv.Array {
+		out := make([]jsonv.Value, v.Len())
+		for i, e := range v.Elements() {
+			out[i] = c.seqs(e)
+		}
+		return jsonv.ArrayValue(out...)
+	}
+	if n, ok := v.Count(); ok {
+		if s, ok := c.shift[n]; ok {
+			return jsonv.IntValue(s)
+		}
+	}
+	return v
+}
