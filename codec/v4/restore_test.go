@@ -197,3 +197,18 @@ func TestV4GoldenReads(t *testing.T) {
 		})
 	}
 }
+
+// TestKnownEventTypes pins the vocabulary the goldens were made with.
+func TestKnownEventTypes(t *testing.T) {
+	if n := len(KnownEventTypes.types); n != 60 {
+		t.Errorf("KnownEventTypes has %d names, want zDSH's 60", n)
+	}
+	for _, typ := range []string{"developer/message", "slots/dispatch", "workspace/changes"} {
+		if !KnownEventTypes.Has(typ) {
+			t.Errorf("KnownEventTypes lacks %s", typ)
+		}
+	}
+	if KnownEventTypes.Has("workspace/home") || KnownEventTypes.Has("tool/code-dispatch") {
+		t.Error("KnownEventTypes has a name of another build")
+	}
+}

@@ -69,7 +69,7 @@ func writeDeepKey(b *strings.Builder, v jsonv.Value) {
 		case n == 0 && math.Signbit(n):
 			b.WriteString("-0")
 		case math.IsInf(n, 0):
-			b.WriteString(strconvInf(n))
+			b.WriteString(infinityText(n))
 		default:
 			b.Write(v.Append(nil))
 		}
@@ -100,7 +100,7 @@ func writeDeepKey(b *strings.Builder, v jsonv.Value) {
 	}
 }
 
-func strconvInf(n float64) string {
+func infinityText(n float64) string {
 	if n > 0 {
 		return "Infinity"
 	}

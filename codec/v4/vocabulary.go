@@ -21,9 +21,6 @@ func (v Vocabulary) Has(t string) bool {
 	return ok
 }
 
-// Len returns the number of event types.
-func (v Vocabulary) Len() int { return len(v.types) }
-
 // KnownEventTypes is dsh's KNOWN_SESSION_EVENT_TYPES, the v4 vocabulary of
 // the build that produced the goldens: zDSH's known-event-types.ts at commit
 // 1dd6c6a, 60 names. It is LunFengChen's list (59 names, upstream v4 with

@@ -3,6 +3,7 @@ package v3to4
 import (
 	"sort"
 
+	"github.com/dshlog/dshlog/codec/v3"
 	"github.com/dshlog/dshlog/codec/v4"
 	"github.com/dshlog/dshlog/jsonv"
 	"github.com/dshlog/dshlog/migrate/stage"
@@ -103,7 +104,7 @@ func (s *migration) transform(ev session.Event, emit stage.Emit) error {
 	if err := s.observeDelivery(ev); err != nil {
 		return err
 	}
-	if ev.Ignorable() && !releasedV3EventTypes[ev.Type] {
+	if ev.Ignorable() && !v3.IsReleasedEventType(ev.Type) {
 		// An unknown ignorable event keeps its payload and its unchecked
 		// envelope references; only its type is namespaced and its seq moved.
 		opaque := ev.With("type", jsonv.StringValue("plugin:"+ev.Type)).With("ignorable", jsonv.BoolValue(true))
@@ -112,7 +113,7 @@ func (s *migration) transform(ev session.Event, emit stage.Emit) error {
 		}
 		return emit(stage.Item{Event: opaque})
 	}
-	if !releasedV3EventTypes[ev.Type] {
+	if !v3.IsReleasedEventType(ev.Type) {
 		return session.Unsupportedf("format v3 contains unknown event type %s at seq %d", v4.Quote(ev.Type), ev.Seq)
 	}
 	out := ev
