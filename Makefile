@@ -5,9 +5,10 @@ GO       ?= go
 BIN      ?= bin
 FUZZTIME ?= 10s
 BENCHTIME ?= 1x
+BENCHMB  ?= 100
 MANDIR   ?= $(BIN)/man/man1
 
-.PHONY: all build install test vet bench fuzz cover man clean help
+.PHONY: all build install test vet bench bench-go bench-migrate fuzz cover man clean help
 
 all: build
 
@@ -28,9 +29,16 @@ vet:
 	@test -z "$$(gofmt -l .)" || { gofmt -l .; echo 'gofmt: files above need formatting'; exit 1; }
 	$(GO) vet ./...
 
-## bench: run every benchmark once with allocation figures (BENCHTIME=5x for more)
-bench:
+## bench: bench-go, then bench-migrate
+bench: bench-go bench-migrate
+
+## bench-go: run every Go benchmark once with allocation figures (BENCHTIME=5x for more)
+bench-go:
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) ./...
+
+## bench-migrate: dshlog migrate on a generated ~BENCHMB MB v3 session (default 100): MB/s, peak RSS, ratio to jq -c .
+bench-migrate: build
+	$(GO) run ./bench/migrate -dshlog $(BIN)/dshlog -dir $(BIN)/bench -size $(BENCHMB)
 
 ## fuzz: run each fuzz target for FUZZTIME (default 10s)
 fuzz:
