@@ -112,7 +112,7 @@ func runFold(opts foldOptions, s *streams) error {
 		if opts.atSet && ev.Seq > opts.at {
 			return errStopFolding
 		}
-		refused = applyEvent(f, ev, events.file.Name)
+		refused = applyEvent(f, ev, events.name)
 		return refused
 	})
 	if refused != nil {
@@ -122,7 +122,7 @@ func runFold(opts foldOptions, s *streams) error {
 		readErr = nil
 	}
 	if readErr == nil && opts.atSet && f.Next() <= opts.at {
-		return usageErrorf("--at %d is past the end of %s (last seq %d)", opts.at, events.file.Name, f.Next()-1)
+		return usageErrorf("--at %d is past the end of %s (last seq %d)", opts.at, events.name, f.Next()-1)
 	}
 	var printErr error
 	switch {
@@ -163,13 +163,13 @@ func printRequest(events *sessionEvents, opts foldOptions, s *streams) error {
 			found = &r
 			return errStopFolding
 		}
-		return applyEvent(f, ev, events.file.Name)
+		return applyEvent(f, ev, events.name)
 	})
 	if err != nil && !errors.Is(err, errStopFolding) {
 		return err
 	}
 	if found == nil {
-		return usageErrorf("%s has %d requests; there is no request %d", events.file.Name, f.Settlements(), opts.request)
+		return usageErrorf("%s has %d requests; there is no request %d", events.name, f.Settlements(), opts.request)
 	}
 	return writeIndented(s.out, found.Value(events.Header.ID).Encode())
 }

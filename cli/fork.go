@@ -175,7 +175,7 @@ func forkError(err error, events *sessionEvents) error {
 	if !errors.As(err, &refused) {
 		return err
 	}
-	err = fmt.Errorf("%s: %w", events.file.Name, err)
+	err = fmt.Errorf("%s: %w", events.name, err)
 	if issue := events.Issue(); issue != nil {
 		return withHint(err, "the log was read only up to a problem: "+issue.Error())
 	}

@@ -3,36 +3,38 @@ package cli
 import (
 	"errors"
 	"io"
+	"strings"
 
 	"github.com/dshlog/dshlog/codec/v4"
-	"github.com/dshlog/dshlog/jsonl"
 	"github.com/dshlog/dshlog/migrate"
 	"github.com/dshlog/dshlog/session"
 )
 
 // sessionEvents is an opened session file read as current-format events.
 type sessionEvents struct {
-	*migrate.Reader
-	file *jsonl.File
+	*migrate.Source
+	// name is the file as messages name it: its path, or "<stdin>".
+	name string
 }
 
 // openSession opens the session file at path ("-" for s.in; plain, zstd or
-// gzip) and reads its header, ready to stream v4 events in memory.
+// gzip) and reads its header, ready to stream v4 events in memory. Subagent
+// children beside a historical session are found and read as dsh does; a
+// child that gives no evidence is a note.
 func openSession(path string, s *streams, opts migrate.Options) (*sessionEvents, error) {
-	file, err := jsonl.Open(path, s.in)
+	src, err := migrate.Open(path, s.in, migrate.OpenOptions{Options: opts})
 	if err != nil {
-		return nil, err
-	}
-	reader, err := migrate.NewReader(jsonl.NewReader(file, file.Name), opts)
-	if err != nil {
-		file.Close()
 		return nil, explainRefusal(err)
 	}
-	return &sessionEvents{Reader: reader, file: file}, nil
+	events := &sessionEvents{Source: src, name: path}
+	if path == "-" {
+		events.name = "<stdin>"
+	}
+	for _, warning := range src.Warnings {
+		note(s, "%s", warning)
+	}
+	return events, nil
 }
-
-// Close releases the file.
-func (e *sessionEvents) Close() error { return e.file.Close() }
 
 // each calls visit for every event of the session, then reports, as notes on
 // s.err, what the reader did that dsh also does silently: migrating an older
@@ -52,7 +54,7 @@ func (e *sessionEvents) each(s *streams, visit func(session.Event) error) error 
 			return err
 		}
 	}
-	name := e.file.Name
+	name := e.name
 	if e.SourceVersion != v4.Version {
 		note(s, "%s: format v%d, read as v%d (migrated in memory; the file is unchanged)", name, e.SourceVersion, v4.Version)
 	}
@@ -71,8 +73,14 @@ func (e *sessionEvents) each(s *streams, visit func(session.Event) error) error 
 // explainRefusal adds a hint to the refusals a person can act on.
 func explainRefusal(err error) error {
 	var refusal *session.Refusal
-	if errors.As(err, &refusal) && refusal.Class == session.ClassUnsupported {
+	if !errors.As(err, &refusal) {
+		return err
+	}
+	switch {
+	case refusal.Class == session.ClassUnsupported:
 		return withHint(err, "dsh refuses it too ("+refusal.Class+")")
+	case strings.HasSuffix(refusal.Msg, "first frame is not exactly one header line"):
+		return withHint(err, "dsh writes the header line in a Zstandard frame of its own; for a file compressed whole by the zstd tool, pipe it in: zstd -dc FILE | dshlog VERB -")
 	}
 	return err
 }

@@ -90,7 +90,7 @@ func runRepair(opts repairOptions, s *streams) error {
 	}
 	defer events.Close()
 	f := fold.New()
-	readErr := events.each(s, func(ev session.Event) error { return applyEvent(f, ev, events.file.Name) })
+	readErr := events.each(s, func(ev session.Event) error { return applyEvent(f, ev, events.name) })
 	if readErr != nil {
 		if opts.append && jsonl.IsTruncatedStream(readErr) {
 			return refuseAppend(opts.file, "its compressed stream ends inside a frame (a torn tail)")
@@ -118,7 +118,7 @@ func runRepair(opts repairOptions, s *streams) error {
 	if !opts.append {
 		return nil
 	}
-	written, err := appendRows(opts.file, events.file.Compression, rows, before)
+	written, err := appendRows(opts.file, events.Compression, rows, before)
 	if err != nil {
 		return err
 	}
@@ -142,7 +142,7 @@ func checkAppendable(events *sessionEvents, path string) error {
 			"migrate it to v4 first (dsh publishes session.v4.jsonl beside it), then repair that file")
 	case events.Snapshot:
 		return refuseAppend(path, "it is a normalized snapshot (rows without seq and time)")
-	case events.file.Compression == jsonl.Gzip:
+	case events.Compression == jsonl.Gzip:
 		return refuseAppend(path, "dsh never writes gzip session files")
 	}
 	return nil

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -121,29 +120,39 @@ func diffLines(want, got string) string {
 	return "texts are equal"
 }
 
-// compressCmd is the script command "compress zstd|gzip SRC DST": it writes
-// SRC compressed to DST, so scripts need not hold binary files.
+// compressCmd is the script command "compress zstd|zstd-one-frame|gzip SRC
+// DST": it writes SRC compressed to DST, so scripts need not hold binary
+// files. zstd frames the file as dsh's writer does (the header line alone in
+// the first frame, the rows in the next); zstd-one-frame compresses it whole,
+// as the zstd tool does.
 func compressCmd(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 3 {
-		ts.Fatalf("usage: compress zstd|gzip SRC DST")
+		ts.Fatalf("usage: compress zstd|zstd-one-frame|gzip SRC DST")
 	}
 	src, err := os.ReadFile(ts.MkAbs(args[1]))
 	ts.Check(err)
-	var buf bytes.Buffer
-	var w io.WriteCloser
+	var out []byte
 	switch args[0] {
-	case "zstd":
-		w, err = zstd.NewWriter(&buf)
+	case "zstd", "zstd-one-frame":
+		enc, err := zstd.NewWriter(nil)
 		ts.Check(err)
+		if args[0] == "zstd" {
+			header, rows, _ := bytes.Cut(src, []byte("\n"))
+			out = enc.EncodeAll(append(header, '\n'), nil)
+			src = rows
+		}
+		out = enc.EncodeAll(src, out)
 	case "gzip":
-		w = gzip.NewWriter(&buf)
+		var buf bytes.Buffer
+		w := gzip.NewWriter(&buf)
+		_, err = w.Write(src)
+		ts.Check(err)
+		ts.Check(w.Close())
+		out = buf.Bytes()
 	default:
 		ts.Fatalf("unknown compression %q", args[0])
 	}
-	_, err = w.Write(src)
-	ts.Check(err)
-	ts.Check(w.Close())
-	ts.Check(os.WriteFile(ts.MkAbs(args[2]), buf.Bytes(), 0o644))
+	ts.Check(os.WriteFile(ts.MkAbs(args[2]), out, 0o644))
 }
 
 // chopCmd is the script command "chop FILE": it removes FILE's final
