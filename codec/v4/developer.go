@@ -132,7 +132,7 @@ func checkToolChange(block jsonv.Value, developer bool) error {
 }
 
 func checkStreamToolChanges(stream jsonv.Value) error {
-	for _, entry := range stream.Elements() {
+	for _, entry := range StreamChunks(stream) {
 		chunk := entry.Field("chunk")
 		if !isString(entry.Field("type"), "chunk") || !isObject(chunk) {
 			continue

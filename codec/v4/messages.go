@@ -1,6 +1,8 @@
 package v4
 
 import (
+	"bytes"
+
 	"github.com/dshlog/dshlog/jsonv"
 	"github.com/dshlog/dshlog/session"
 )
@@ -81,4 +83,15 @@ func checkMessages(typ string, data jsonv.Value, check func(message jsonv.Value)
 		return message, false, check(message)
 	})
 	return err
+}
+
+// StreamChunks returns the entries of an embedded assistant stream, or none
+// when the stream's canonical text shows it holds no raw block-start or
+// block-end chunk — the only entries any v3/v4 rule interprets. Long
+// streams of text runs are so passed over without decoding their entries.
+func StreamChunks(stream jsonv.Value) []jsonv.Value {
+	if raw := stream.Raw(); raw != nil && !bytes.Contains(raw, []byte(`"block-`)) {
+		return nil
+	}
+	return stream.Elements()
 }

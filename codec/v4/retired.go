@@ -58,7 +58,7 @@ func checkRetiredSyntax(row jsonv.Value) error {
 	if typ != "assistant/message" && typ != "assistant/attempt" {
 		return nil
 	}
-	for _, entry := range data.Field("stream").Elements() {
+	for _, entry := range StreamChunks(data.Field("stream")) {
 		chunk := entry.Field("chunk")
 		if !isString(entry.Field("type"), "chunk") || !isObject(chunk) {
 			continue

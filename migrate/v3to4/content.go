@@ -125,7 +125,7 @@ func migrateEventContent(ev session.Event) (session.Event, error) {
 // block-start and block-end chunks; packed runs and other entries stay.
 func migrateStream(stream jsonv.Value, subject string) (jsonv.Value, bool, error) {
 	var mapped []jsonv.Value
-	for i, entry := range stream.Elements() {
+	for i, entry := range v4.StreamChunks(stream) {
 		out, changed := entry, false
 		if entry.Kind() == jsonv.Object && isString(entry.Field("type"), "chunk") {
 			chunk, chunkChanged, err := migrateChunk(entry.Field("chunk"), subject+".stream["+itoa(int64(i))+"]")
