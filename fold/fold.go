@@ -10,8 +10,8 @@
 // before committing it, so a refused event leaves the fold unchanged.
 //
 // Memory: a Fold holds the live surface (for each current node its seq,
-// type and derived message, plus the data of tool results, which the
-// tool-result rewrite guard compares), the record of every replacement (its
+// type and message bytes, plus a tool result's data without its content,
+// which the tool-result rewrite guard compares), the record of every replacement (its
 // seqs only), the tools of every request/header (developer tool additions
 // may name any earlier header), the latest canonical header and tool-history
 // state, and the open turn's step and pending tool calls. It never holds a
@@ -59,8 +59,9 @@ type Node struct {
 	// developer or assistant message keeps its surface position but adds no
 	// message to the model's view.
 	Visible bool
-	// toolData is a tool/result node's original data, for the rewrite guard.
-	toolData jsonv.Value
+	// toolRest is a tool/result node's data with message.content nulled:
+	// what a rewrite of it must keep.
+	toolRest jsonv.Value
 }
 
 // Replacement records one committed replace: the event that made it, the

@@ -102,7 +102,7 @@ func summary42(t *testing.T, options string) session.Event {
 }
 
 // event parses a row into an event.
-func event(t *testing.T, row string) session.Event {
+func event(t testing.TB, row string) session.Event {
 	t.Helper()
 	v, err := jsonv.Parse([]byte(row))
 	if err != nil {

@@ -1,6 +1,7 @@
 package fold
 
 import (
+	"bytes"
 	"strconv"
 	"strings"
 
@@ -157,27 +158,25 @@ func (f *Fold) indexOf(seq int64) int {
 // newNode derives the node a surface event becomes (deriveEventMessage):
 // a user message is its data verbatim, a tool result its message even when
 // empty, and a system, developer or assistant message nothing when its
-// content is empty.
+// content is empty. Everything is read from the row first; the node then
+// keeps its own undecoded copy of the message bytes (and, for a tool
+// result, of its data without content, all the rewrite guard compares), so
+// the row, an assistant's embedded stream included, can be dropped.
 func newNode(ev session.Event) Node {
 	data := ev.Data()
 	n := Node{Seq: ev.Seq, Type: ev.Type}
+	message := data.Field("message")
 	switch ev.Type {
 	case typeUser:
-		n.Message = data
+		message = data
 	case typeToolResult:
-		n.Message = data.Field("message")
-		n.toolData = data
-	case typeAssistant:
-		// The assistant row also holds the embedded stream; keep only the
-		// message's own bytes alive.
-		n.Message = detach(data.Field("message"))
-	default:
-		n.Message = data.Field("message")
+		n.toolRest = detach(withoutContent(data))
 	}
-	n.Visible = truthy(n.Message)
-	if ev.Type != typeUser && ev.Type != typeToolResult && hasEmptyLength(n.Message.Field("content")) {
+	n.Visible = truthy(message)
+	if ev.Type != typeUser && ev.Type != typeToolResult && hasEmptyLength(message.Field("content")) {
 		n.Visible = false
 	}
+	n.Message = detach(message)
 	return n
 }
 
@@ -195,7 +194,7 @@ func hasEmptyLength(v jsonv.Value) bool {
 
 // detach returns a copy of v that shares no bytes with the row it came from.
 func detach(v jsonv.Value) jsonv.Value {
-	copied, err := jsonv.Parse(v.Encode())
+	copied, err := jsonv.Parse(bytes.Clone(v.Encode()))
 	if err != nil {
 		return v
 	}
@@ -315,7 +314,7 @@ func checkToolResultRewrite(ev session.Event, shadowed []Node) error {
 	if original.Type != typeToolResult {
 		return refusef("tool/result surface replacement must target a current tool/result")
 	}
-	if !equalJSON(withoutContent(original.toolData), withoutContent(ev.Data())) {
+	if !equalJSON(original.toolRest, withoutContent(ev.Data())) {
 		return refusef("tool/result surface replacement may change only content")
 	}
 	return nil
