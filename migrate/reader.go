@@ -9,6 +9,7 @@ import (
 	"errors"
 	"io"
 	"path/filepath"
+	"strings"
 
 	"github.com/dshlog/dshlog/codec/v2"
 	"github.com/dshlog/dshlog/jsonl"
@@ -104,7 +105,23 @@ func readHeaderLine(lines *jsonl.Reader) (jsonv.Value, int, error) {
 	if !ok {
 		return hv, 0, lineError(lines, 1, session.Plainf("corrupt session log: header version is not a non-negative safe integer"))
 	}
-	return hv, int(version), nil
+	return restoreSnapshotCwd(hv), int(version), nil
+}
+
+// snapshotCwd is the absolute path a normalized snapshot's {{cwd}} stands
+// for: the one the corpus restore rules (R1) use.
+const snapshotCwd = "/workspace/demo"
+
+// restoreSnapshotCwd replaces a header cwd starting with the {{cwd}}
+// placeholder of dsh's normalized snapshots by an absolute path, as dsh's
+// fixture loader does before decoding; any other header is returned as is.
+func restoreSnapshotCwd(hv jsonv.Value) jsonv.Value {
+	cwd, ok := hv.Field("cwd").Str()
+	rest, placeholder := strings.CutPrefix(cwd, "{{cwd}}")
+	if !ok || !placeholder {
+		return hv
+	}
+	return hv.With("cwd", jsonv.StringValue(snapshotCwd+rest))
 }
 
 // collect receives each current event from the restore.
