@@ -36,6 +36,30 @@ func TestInspectCorpus(t *testing.T) {
 	}
 }
 
+// TestInspectSnapshotTwins reads each normalized snapshot in
+// testdata/corpus/dsh beside its restored twin: the same events in the same
+// order, with a note that seq and time were restored.
+func TestInspectSnapshotTwins(t *testing.T) {
+	for _, snapshot := range globAll(t, "../testdata/corpus/dsh/*/*.v4.jsonl") {
+		restored := strings.Replace(snapshot, "/corpus/dsh/", "/corpus/restored/", 1)
+		t.Run(strings.TrimPrefix(snapshot, "../testdata/"), func(t *testing.T) {
+			got, stderr := runInspectJSON(t, snapshot)
+			if !strings.Contains(stderr, "normalized snapshot: seq and time restored") {
+				t.Errorf("no snapshot note; stderr: %s", stderr)
+			}
+			want, _ := runInspectJSON(t, restored)
+			if len(got) != len(want) {
+				t.Fatalf("%d events, the restored twin has %d", len(got), len(want))
+			}
+			for i := range got {
+				if g, w := seqAndType(got[i]), seqAndType(want[i]); g != w {
+					t.Errorf("event %d is %s, restored twin has %s", i, g, w)
+				}
+			}
+		})
+	}
+}
+
 func globAll(t *testing.T, patterns ...string) []string {
 	t.Helper()
 	var files []string
@@ -72,4 +96,12 @@ func rowOf(t *testing.T, line string) string {
 		t.Fatalf("no row in %s", line)
 	}
 	return strings.TrimSuffix(row, "}")
+}
+
+// seqAndType returns the seq and type members of an inspect --json line.
+func seqAndType(line string) string {
+	seq, _, _ := strings.Cut(line, `,"time":`)
+	_, rest, _ := strings.Cut(line, `,"type":`)
+	typ, _, _ := strings.Cut(rest, `,"surface":`)
+	return seq + " " + typ
 }

@@ -76,10 +76,7 @@ func explainRefusal(err error) error {
 	if !errors.As(err, &refusal) {
 		return err
 	}
-	switch {
-	case refusal.Class == session.ClassUnsupported:
-		return withHint(err, "dsh refuses it too ("+refusal.Class+")")
-	case strings.HasSuffix(refusal.Msg, "first frame is not exactly one header line"):
+	if strings.HasSuffix(refusal.Msg, "first frame is not exactly one header line") {
 		return withHint(err, "dsh writes the header line in a Zstandard frame of its own; for a file compressed whole by the zstd tool, pipe it in: zstd -dc FILE | dshlog VERB -")
 	}
 	return err

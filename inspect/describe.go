@@ -235,8 +235,12 @@ func requestHeader(data jsonv.Value) string {
 	if model := providerModel(header.Field("config")); model != "" {
 		s = join(s, model)
 	}
-	if tools, ok := header.Get("tools"); ok {
+	tools := header.Field("tools")
+	switch tools.Kind() {
+	case jsonv.Array:
 		s = join(s+",", plural(tools.Len(), "tool"))
+	case jsonv.String: // a snapshot's {{tools}} placeholder
+		s = join(s+",", "tools "+tools.Text())
 	}
 	return s
 }

@@ -44,6 +44,8 @@ func TestDescribeSummary(t *testing.T) {
 			`aborted (user)`},
 		{"request header", `{"type":"request/header","data":{"header":{"config":{"provider":"mock","model":"m"},"tools":[{},{}]},"reason":"series"}}`,
 			`series: mock/m, 2 tools`},
+		{"request header of a snapshot", `{"type":"request/header","data":{"header":{"config":{"provider":"mock","model":"m"},"tools":"{{tools}}"},"reason":"initial"}}`,
+			`initial: mock/m, tools {{tools}}`},
 		{"request context", `{"type":"request/context","data":{"provider":"p","model":"m","contextWindow":128000,"systemPromptUpdate":{}}}`,
 			`p/m, context window 128000, system prompt update`},
 		{"splice removing", `{"type":"agent/inbox/spliced","data":{"target":"next-turn","start":0,"removedCount":1,"inserted":[]}}`,
