@@ -39,7 +39,9 @@ func (e Event) SourceEventSeqs() ([]int64, bool) {
 }
 
 // SurfaceOp returns the row's surface operation.
-func (e Event) SurfaceOp() SurfaceOp { return ParseSurfaceOp(e.Row.Field("surfaceOp"), e.Row.Has("surfaceOp")) }
+func (e Event) SurfaceOp() SurfaceOp {
+	return ParseSurfaceOp(e.Row.Field("surfaceOp"), e.Row.Has("surfaceOp"))
+}
 
 // With returns e with the row member key set to v; envelope fields are kept
 // in sync when key is type, seq or time.

@@ -6,14 +6,14 @@ import (
 
 // The refusals of dsh's v2 sourceEventSeqs range decoder, word for word.
 var (
-	ErrSeqsNotArray       = FormatErrorf("sourceEventSeqs must be an array")
-	ErrSeqsBadPair        = FormatErrorf("sourceEventSeqs range must be a [start, end] pair")
-	ErrSeqsExceed         = FormatErrorf("sourceEventSeqs range exceeds its event seq")
-	ErrSeqsNotUnique      = FormatErrorf("sourceEventSeqs ranges must contain unique earlier seqs")
-	ErrSeqsNotIncreasing  = FormatErrorf("sourceEventSeqs ranges must be strictly increasing")
-	errMemberNotCount     = FormatErrorf("sourceEventSeqs member must be a non-negative safe integer")
-	errStartNotCount      = FormatErrorf("sourceEventSeqs range start must be a non-negative safe integer")
-	errEndNotCount        = FormatErrorf("sourceEventSeqs range end must be a non-negative safe integer")
+	ErrSeqsNotArray      = FormatErrorf("sourceEventSeqs must be an array")
+	ErrSeqsBadPair       = FormatErrorf("sourceEventSeqs range must be a [start, end] pair")
+	ErrSeqsExceed        = FormatErrorf("sourceEventSeqs range exceeds its event seq")
+	ErrSeqsNotUnique     = FormatErrorf("sourceEventSeqs ranges must contain unique earlier seqs")
+	ErrSeqsNotIncreasing = FormatErrorf("sourceEventSeqs ranges must be strictly increasing")
+	errMemberNotCount    = FormatErrorf("sourceEventSeqs member must be a non-negative safe integer")
+	errStartNotCount     = FormatErrorf("sourceEventSeqs range start must be a non-negative safe integer")
+	errEndNotCount       = FormatErrorf("sourceEventSeqs range end must be a non-negative safe integer")
 )
 
 // DecodeSeqRanges expands a physical sourceEventSeqs list of the event at seq
