@@ -1,0 +1,123 @@
+package v2to3
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/dshlog/dshlog/codec/v2"
+	"github.com/dshlog/dshlog/codec/v3"
+	"github.com/dshlog/dshlog/jsonl"
+	"github.com/dshlog/dshlog/jsonv"
+	"github.com/dshlog/dshlog/migrate/stage"
+	"github.com/dshlog/dshlog/session"
+)
+
+// migrateBytes reads a v2 session from data and migrates it through the
+// edge, returning the v3 file.
+func migrateBytes(data []byte) ([]byte, error) {
+	lines := jsonl.NewReader(bytes.NewReader(data), "fuzz")
+	line, err := lines.Next()
+	if err != nil {
+		return nil, err
+	}
+	hv, err := jsonv.Parse(line.Text)
+	if err != nil {
+		return nil, err
+	}
+	h, err := v2.DecodeHeader(hv)
+	if err != nil {
+		return nil, err
+	}
+	var e Edge
+	target, err := e.MigrateHeader(h)
+	if err != nil {
+		return nil, err
+	}
+	st, err := e.NewStage(stage.StageInput{SourceHeader: h, TargetHeader: target, SourceCut: -1, Decoded: true})
+	if err != nil {
+		return nil, err
+	}
+	var body []byte
+	emit := func(item stage.Item) error {
+		body = append(v2.EncodeEvent(body, item.Event), '\n')
+		return nil
+	}
+	dec := v2.NewDecoder(h, v2.Recoverable)
+	for {
+		line, err := lines.Next()
+		if err == io.EOF || (err == nil && line.Torn) {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		row, err := jsonv.Parse(line.Text)
+		if err != nil {
+			return nil, err
+		}
+		ev, ok, err := dec.Decode(row)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			if err := st.Transform(stage.Item{Event: ev}, emit); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if _, err := dec.Finish(); err != nil {
+		return nil, err
+	}
+	if _, err := st.Finish(emit); err != nil {
+		return nil, err
+	}
+	return append(append(target.Value().Append(nil), '\n'), body...), nil
+}
+
+// FuzzV2to3 feeds arbitrary v2 files through the edge: it must refuse with
+// typed errors, never panic, and everything it emits must be a canonical v3
+// file that the v3 codec reads strictly.
+func FuzzV2to3(f *testing.F) {
+	files, _ := filepath.Glob("../../testdata/corpus/restored*/*/*.v2.jsonl")
+	edge2, _ := filepath.Glob("../../testdata/corpus/golden/edge2/v2-*/*.v2.jsonl")
+	for _, path := range append(files, edge2...) {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data)
+	}
+	f.Add([]byte(vectorA))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		out, err := migrateBytes(data)
+		if err != nil {
+			var refusal *session.Refusal
+			var syntax *jsonv.SyntaxError
+			var located *jsonl.Error
+			if err != io.EOF && !errors.As(err, &refusal) && !errors.As(err, &syntax) && !errors.As(err, &located) {
+				t.Fatalf("untyped error %T: %v", err, err)
+			}
+			return
+		}
+		lines := bytes.Split(bytes.TrimSuffix(out, []byte("\n")), []byte("\n"))
+		hv, _ := jsonv.Parse(lines[0])
+		h, err := v3.DecodeHeader(hv)
+		if err != nil {
+			t.Fatalf("v3 header: %v\n%s", err, out)
+		}
+		dec := v3.NewDecoder(h, v2.Strict)
+		for _, line := range lines[1:] {
+			row, err := jsonv.Parse(line)
+			if err != nil {
+				t.Fatalf("%v: %s", err, line)
+			}
+			if _, _, err := dec.Decode(row); err != nil {
+				t.Fatalf("emitted row is not v3: %v\n%s", err, line)
+			}
+		}
+	})
+}
