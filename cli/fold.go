@@ -41,9 +41,10 @@ func newFoldCommand(s *streams) *cobra.Command {
 the surface (the events whose messages the model sees, in model order, after
 compaction replaces), the derived messages, the requests rebuilt from the log
 and, when the log ends inside a turn, the closers crash repair would append.
-Every event is checked with dsh's surface guards; a log dsh would refuse is
-refused with dsh's own words. Older formats are migrated in memory; nothing
-is written.
+Every event goes through dsh's surface guards (replace ranges, source
+coverage, the tool-result rewrite rule, the system prompt at node 0, in
+dsh's order); a log they refuse is refused with dsh's own words. Older
+formats are migrated in memory; nothing is written.
 
 Without flags fold prints a summary. --surface adds the node list, the role
 sequence, one line per node (seq, type, message preview), the shadowed ranges
