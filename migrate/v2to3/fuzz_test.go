@@ -91,7 +91,9 @@ func FuzzV2to3(f *testing.F) {
 		}
 		f.Add(data)
 	}
-	f.Add([]byte(vectorA))
+	if data, err := os.ReadFile("testdata/vector-a.v2.jsonl"); err == nil {
+		f.Add(data)
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		out, err := migrateBytes(data)
 		if err != nil {
