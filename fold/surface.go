@@ -58,15 +58,14 @@ func (f *Fold) plan(ev session.Event) (plan, error) {
 			return plan{}, err
 		}
 	}
+	// image/offload is dsh's one message projection; dshlog always carries
+	// its interpreter, as a dsh with the image-offload plugin loaded does.
 	if ev.Type == typeImageOffload {
 		projected, err := f.projectImageOffload(ev)
 		if err != nil {
 			return plan{}, err
 		}
 		return plan{kind: planProject, projected: projected}, nil
-	}
-	if requiresProjection(ev.Type) {
-		return plan{}, refusef(`session event "%s" requires a message projection; load its owning plugin or supply its projection definition`, ev.Type)
 	}
 	switch op.Kind {
 	case session.OpNone:

@@ -60,7 +60,3 @@ func IsSurfaceEligible(typ string) bool {
 // IsSettlement reports whether an event of the type settles a model request
 // (assistant/message or assistant/attempt): request k is the k-th settlement.
 func IsSettlement(typ string) bool { return typ == typeAssistant || typ == typeAttempt }
-
-// requiresProjection reports whether the type changes existing message
-// content and therefore needs an interpreter (MESSAGE_PROJECTION_EVENT_TYPES).
-func requiresProjection(typ string) bool { return typ == typeImageOffload }
