@@ -17,11 +17,20 @@ import (
 )
 
 // migrateV3 runs dsh's write-open pipeline on a v3 file with this edge
-// alone: physical read, v3 codec, the stage (errors wrapped as dsh's chain
-// wraps them), the transformed v4 restore, and the v4 writer. It returns
-// the v4 file or dsh's refusal text.
+// alone and returns the v4 file or dsh's refusal text.
 func migrateV3(t *testing.T, data []byte, children []ChildFact, recovery v2.Recovery) ([]byte, string) {
 	t.Helper()
+	out, err := pipeline(data, children, recovery)
+	if err != nil {
+		return nil, text(t, err)
+	}
+	return out, ""
+}
+
+// pipeline is the write-open path: physical read, v3 codec, the stage
+// (errors wrapped as dsh's chain wraps them), the transformed v4 restore,
+// and the v4 writer.
+func pipeline(data []byte, children []ChildFact, recovery v2.Recovery) ([]byte, error) {
 	headerLine, body, _ := bytes.Cut(data, []byte("\n"))
 	if i := bytes.LastIndexByte(body, '\n'); i >= 0 {
 		body = body[:i]
@@ -30,11 +39,11 @@ func migrateV3(t *testing.T, data []byte, children []ChildFact, recovery v2.Reco
 	}
 	hv, err := jsonv.Parse(headerLine)
 	if err != nil {
-		return nil, "Error: corrupt session log: header line is not valid JSON"
+		return nil, session.Plainf("corrupt session log: header line is not valid JSON")
 	}
 	h, err := v3.DecodeHeader(hv)
 	if err != nil {
-		return nil, text(t, err)
+		return nil, err
 	}
 	edge := New(children)
 	target, err := edge.MigrateHeader(h)
@@ -42,7 +51,7 @@ func migrateV3(t *testing.T, data []byte, children []ChildFact, recovery v2.Reco
 		err = edge.ValidateTargetHeader(target)
 	}
 	if err != nil {
-		return nil, text(t, wrapStage(err))
+		return nil, wrapStage(err)
 	}
 	sourceCut := int64(-1)
 	if !h.IsSeeded {
@@ -50,7 +59,7 @@ func migrateV3(t *testing.T, data []byte, children []ChildFact, recovery v2.Reco
 	}
 	st, err := edge.NewStage(stage.StageInput{SourceHeader: h, TargetHeader: target, SourceCut: sourceCut, Decoded: true})
 	if err != nil {
-		return nil, text(t, wrapStage(err))
+		return nil, wrapStage(err)
 	}
 	restorer := v4.NewRestorer(target, v4.KnownEventTypes)
 	var out []byte
@@ -61,7 +70,7 @@ func migrateV3(t *testing.T, data []byte, children []ChildFact, recovery v2.Reco
 	}
 	dec := v3.NewDecoder(h, recovery)
 	var unparsable error
-	if len(body) > 0 || bytes.Count(data, []byte("\n")) > 1 {
+	if bytes.Count(data, []byte("\n")) > 1 {
 		for i, line := range bytes.Split(body, []byte("\n")) {
 			row, err := jsonv.Parse(line)
 			if err != nil {
@@ -72,40 +81,40 @@ func migrateV3(t *testing.T, data []byte, children []ChildFact, recovery v2.Reco
 			}
 			if unparsable != nil {
 				if row.Field("type").Text() == "turn/end" {
-					return nil, text(t, unparsable)
+					return nil, unparsable
 				}
 				continue
 			}
 			ev, ok, err := dec.Decode(row)
 			if err != nil {
-				return nil, text(t, err)
+				return nil, err
 			}
 			if ok {
 				if err := st.Transform(stage.Item{Event: ev}, sink); err != nil {
-					return nil, text(t, wrapStage(err))
+					return nil, wrapStage(err)
 				}
 			}
 		}
 	}
 	if _, err := dec.Finish(); err != nil {
-		return nil, text(t, err)
+		return nil, err
 	}
 	cut, err := st.Finish(sink)
 	if err != nil {
-		return nil, text(t, wrapStage(err))
+		return nil, wrapStage(err)
 	}
 	if err := restorer.Finish(cut); err != nil {
 		var r *session.Refusal
 		if errors.As(err, &r) && r.Class != session.ClassUnsupported {
 			err = session.Unsupportedf("Session migration from v3 to v4 refuses the transformed artifact: %s", r.Msg)
 		}
-		return nil, text(t, err)
+		return nil, err
 	}
 	file, err := v4.AppendHeader(nil, target, cut)
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
-	return append(file, out...), ""
+	return append(file, out...), nil
 }
 
 // wrapStage wraps an error raised inside the edge as dsh's chain does.
