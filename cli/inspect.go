@@ -3,6 +3,7 @@ package cli
 import (
 	"bufio"
 	"bytes"
+	"fmt"
 	"io"
 
 	"github.com/olekukonko/tablewriter"
@@ -72,7 +73,7 @@ func runInspect(opts inspectOptions, s *streams) error {
 	if opts.json {
 		sink = newInspectJSON(s.out)
 	} else {
-		table := newInspectTable(s.out)
+		table := newInspectTable(s.out, opts.file)
 		if opts.file != "-" {
 			// A file can be read twice: size the columns first, then stream
 			// the table, so memory does not grow with the log.
@@ -82,13 +83,18 @@ func runInspect(opts inspectOptions, s *streams) error {
 		}
 		sink = table
 	}
+	return inspectEvents(opts, s, sink)
+}
+
+// inspectEvents reads the session and gives each selected event to sink.
+func inspectEvents(opts inspectOptions, s *streams, sink inspectSink) error {
 	events, err := openSession(opts.file, s, readOptions)
 	if err != nil {
 		return err
 	}
 	defer events.Close()
 	readErr := events.each(s, func(ev session.Event) error {
-		if !opts.filter.Match(ev.Seq, ev.Type) {
+		if !opts.filter.Match(ev.Seq, ev.Type) || !sink.wants(ev.Seq) {
 			return nil
 		}
 		return sink.add(inspect.Describe(ev), ev)
@@ -111,11 +117,13 @@ func sizeColumns(opts inspectOptions, s *streams, table *inspectTable) error {
 		return err
 	}
 	defer events.Close()
+	table.lastSeq = -1
 	for {
 		ev, err := events.Next()
 		if err != nil {
 			break
 		}
+		table.lastSeq = ev.Seq
 		if opts.filter.Match(ev.Seq, ev.Type) {
 			table.measure(inspect.Describe(ev))
 		}
@@ -126,6 +134,8 @@ func sizeColumns(opts inspectOptions, s *streams, table *inspectTable) error {
 
 // inspectSink prints described events.
 type inspectSink interface {
+	// wants reports whether the event with seq is to be printed at all.
+	wants(seq int64) bool
 	add(d inspect.Description, ev session.Event) error
 	flush() error
 }
@@ -136,15 +146,19 @@ var inspectColumns = []string{"SEQ", "TYPE", "SURFACE", "TURN/STEP", "SUMMARY"}
 // first row is printed: by a first reading of the file (sized), or else by
 // keeping the descriptions (short summaries, never the events) until flush.
 type inspectTable struct {
-	out      *trimTrailingSpace
-	widths   []int // display width of each column
-	sized    bool  // widths are final: rows stream as they come
+	out    *trimTrailingSpace
+	file   string
+	widths []int // display width of each column
+	sized  bool  // widths are final: rows stream as they come
+	// lastSeq is the last event of the sizing reading; events appended to
+	// a live session after it were not measured and are left out.
+	lastSeq  int64
 	buffered []inspect.Description
 	table    *tablewriter.Table // started at the first printed row
 }
 
-func newInspectTable(out io.Writer) *inspectTable {
-	t := &inspectTable{out: &trimTrailingSpace{w: bufio.NewWriter(out)}}
+func newInspectTable(out io.Writer, file string) *inspectTable {
+	t := &inspectTable{out: &trimTrailingSpace{w: bufio.NewWriter(out)}, file: file}
 	for _, title := range inspectColumns {
 		t.widths = append(t.widths, twwidth.Width(title))
 	}
@@ -162,6 +176,8 @@ func (t *inspectTable) measure(d inspect.Description) {
 	}
 }
 
+func (t *inspectTable) wants(seq int64) bool { return !t.sized || seq <= t.lastSeq }
+
 func (t *inspectTable) add(d inspect.Description, _ session.Event) error {
 	if t.sized {
 		return t.print(d)
@@ -177,7 +193,14 @@ func (t *inspectTable) print(d inspect.Description) error {
 			return err
 		}
 	}
-	return t.table.Append(inspectCells(d))
+	cells := inspectCells(d)
+	for col, cell := range cells {
+		// The renderer would silently cut a cell wider than its column.
+		if twwidth.Width(cell) > t.widths[col] {
+			return fmt.Errorf("%s: event %d changed between the two readings inspect makes of the file; run it again", t.file, d.Seq)
+		}
+	}
+	return t.table.Append(cells)
 }
 
 // start begins the streamed table with the final column widths.
@@ -270,6 +293,8 @@ type inspectJSON struct {
 }
 
 func newInspectJSON(out io.Writer) *inspectJSON { return &inspectJSON{out: bufio.NewWriter(out)} }
+
+func (j *inspectJSON) wants(int64) bool { return true }
 
 func (j *inspectJSON) add(d inspect.Description, ev session.Event) error {
 	b := append(j.buf[:0], `{"seq":`...)
