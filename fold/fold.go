@@ -27,8 +27,7 @@ import (
 // Fold is the model view of a session folded up to some event.
 type Fold struct {
 	next     int64 // the seq the next event must carry
-	lastTime int64
-	lastType string
+	lastTime int64 // the time of the last event: closers reuse it
 
 	nodes             []Node
 	visible           int // nodes whose message enters the model's view
@@ -79,12 +78,6 @@ type Replacement struct {
 // Next returns the seq the next event must carry: the number of events
 // folded so far.
 func (f *Fold) Next() int64 { return f.next }
-
-// LastTime returns the time of the last folded event (0 for an empty log).
-func (f *Fold) LastTime() int64 { return f.lastTime }
-
-// LastType returns the type of the last folded event ("" for an empty log).
-func (f *Fold) LastType() string { return f.lastType }
 
 // Surface returns the current nodes in surface order. The slice is the
 // fold's own and changes with the next Apply.
@@ -151,7 +144,6 @@ func (f *Fold) Apply(ev session.Event) error {
 	}
 	f.next++
 	f.lastTime = ev.Time
-	f.lastType = ev.Type
 	return nil
 }
 

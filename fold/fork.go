@@ -15,10 +15,8 @@ type ForkError struct {
 	Msg  string
 }
 
+// Error returns dsh's message.
 func (e *ForkError) Error() string { return e.Msg }
-
-// Text returns the refusal as dsh prints it: "SessionForkError: <message>".
-func (e *ForkError) Text() string { return "SessionForkError: " + e.Msg }
 
 // CodeInvalidBoundary is the fork refusal code for a boundary that names no
 // event of the parent.

@@ -119,7 +119,7 @@ func seededLoop(t *testing.T) *fold.Fold {
 	t.Helper()
 	_, events := readV4(t, loopLog)
 	f := foldAll(t, events)
-	if f.LastType() == "session/end-seed" {
+	if events[len(events)-1].Type == "session/end-seed" {
 		t.Fatal("the loop log already ends in a marker")
 	}
 	if err := f.Apply(event(t, `{"type":"session/end-seed","seq":41,"time":1792499042299,"data":{}}`)); err != nil {
@@ -315,5 +315,27 @@ func assertChildExtends(t *testing.T, inherited, tail []session.Event, parentCou
 	child := foldAll(t, inherited, tail).Messages()
 	if len(parent) != parentCount || !isPrefix(parent, child) {
 		t.Errorf("parent has %d messages (want %d); child extends it: %v", len(parent), parentCount, isPrefix(parent, child))
+	}
+}
+
+// TestForkBoundary: a boundary must name an event of the parent; dsh's
+// store refuses any other with INVALID_BOUNDARY.
+func TestForkBoundary(t *testing.T) {
+	h, events := readV4(t, crashLog)
+	tests := []struct {
+		boundary int64
+		events   []session.Event
+		want     string
+	}{
+		{10, events, `fork boundary 10 does not exist in session "seed-crash" (last seq: 9)`},
+		{0, nil, `fork boundary 0 does not exist in session "seed-crash" (last seq: none)`},
+		{-1, events, `fork boundary for session "seed-crash" must be a non-negative safe integer, got -1`},
+	}
+	for _, tt := range tests {
+		_, err := fold.ForkSeed(h.ID, &sliceEvents{events: tt.events}, tt.boundary, func(session.Event) error { return nil })
+		refused, ok := err.(*fold.ForkError)
+		if !ok || refused.Code != fold.CodeInvalidBoundary || refused.Msg != tt.want {
+			t.Errorf("boundary %d: %v, want INVALID_BOUNDARY %q", tt.boundary, err, tt.want)
+		}
 	}
 }
