@@ -62,24 +62,25 @@ const (
 	Current
 )
 
-// headerStatus classifies a stored header as dsh's catalog.readHeader does.
-type headerStatus int
+// HeaderStatus classifies a stored header as dsh's catalog.readHeader does.
+type HeaderStatus int
 
-// The header classes.
+// The header classes: already current, readable once migrated, refused by
+// policy (a newer version, or an older one with no path), or malformed.
 const (
-	StatusCurrent headerStatus = iota
+	StatusCurrent HeaderStatus = iota
 	StatusMigrationRequired
 	StatusUnsupported
 	StatusMalformed
 )
 
-func (s headerStatus) String() string {
+func (s HeaderStatus) String() string {
 	return [...]string{"current", "migration-required", "unsupported", "malformed"}[s]
 }
 
 // HeaderInfo is what a header alone says about a stored session.
 type HeaderInfo struct {
-	Status headerStatus
+	Status HeaderStatus
 	// StoredVersion is the header's version, or -1 when it has none.
 	StoredVersion int
 	TargetVersion int
@@ -89,9 +90,12 @@ type HeaderInfo struct {
 	Reason error
 }
 
-// readHeader classifies a stored header without reading any row: current,
-// migration required, unsupported (newer, or older with no path) or
-// malformed.
+// ReadHeader classifies a stored session by its parsed header line alone,
+// as dsh's list and stat do: current, migration required, unsupported
+// (newer, or older with no path) or malformed, with the current header it
+// would have.
+func ReadHeader(hv jsonv.Value) HeaderInfo { return newCatalog(nil).readHeader(hv) }
+
 func (c *catalog) readHeader(hv jsonv.Value) HeaderInfo {
 	info := HeaderInfo{StoredVersion: -1, TargetVersion: c.chain.Current()}
 	version, err := inspectVersion(hv)

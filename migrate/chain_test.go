@@ -278,3 +278,40 @@ func TestTransformedArtifactRefusal(t *testing.T) {
 		})
 	}
 }
+
+// TestReadHeader checks the classification of headers without their body,
+// as dsh's catalog.readHeader gives it.
+func TestReadHeader(t *testing.T) {
+	tests := []struct {
+		header  string
+		status  HeaderStatus
+		version int
+		reason  string
+	}{
+		{`{"type":"session","version":4,"id":"a","createdAt":1,"isSeeded":false,"delegationDepth":0}`, StatusCurrent, 4, ""},
+		{`{"type":"session","version":3,"id":"a","createdAt":1,"isSeeded":false,"delegationDepth":0}`, StatusMigrationRequired, 3, ""},
+		{`{"type":"session","version":2,"id":"a","createdAt":1,"isSeeded":false,"delegationDepth":0,"agentPreset":"code"}`, StatusMigrationRequired, 2, ""},
+		{`{"type":"session","version":5,"id":"a"}`, StatusUnsupported, 5, "SessionFormatUnsupportedMigrationError: stored Session uses newer format v5; this build writes v4"},
+		{`{"type":"session","version":0,"id":"a"}`, StatusUnsupported, 0, "SessionFormatUnsupportedMigrationError: format v0 Session cannot be migrated by this build yet: it migrates v2 and later (v0 and v1 migration is not implemented)"},
+		{`{"type":"session","version":3,"id":"a","createdAt":1,"cwd":"rel","isSeeded":false,"delegationDepth":0}`, StatusMalformed, 3, "SessionFormatError: format v2 header cwd must be absolute"},
+		{`{"type":"session","version":-1}`, StatusMalformed, -1, "SessionFormatError: Session format version must be a non-negative safe integer"},
+		{`[4]`, StatusMalformed, -1, "SessionFormatError: Session header must be an object"},
+	}
+	for _, tt := range tests {
+		hv, err := jsonv.Parse([]byte(tt.header))
+		if err != nil {
+			t.Fatal(err)
+		}
+		info := ReadHeader(hv)
+		reason := ""
+		if info.Reason != nil {
+			reason = refusalText(info.Reason)
+		}
+		if info.Status != tt.status || info.StoredVersion != tt.version || info.TargetVersion != 4 || reason != tt.reason {
+			t.Errorf("%s:\n got  %v v%d %q\n want %v v%d %q", tt.header, info.Status, info.StoredVersion, reason, tt.status, tt.version, tt.reason)
+		}
+		if tt.version == 2 && (info.Header.Version != 4 || info.Header.AgentPreset == nil || *info.Header.AgentPreset != "ptc") {
+			t.Errorf("%s: current header %+v", tt.header, info.Header)
+		}
+	}
+}

@@ -116,7 +116,7 @@ func indexHeader(path string) (session.Header, int, error) {
 	if err != nil {
 		return session.Header{}, 0, err
 	}
-	info := newCatalog(nil).readHeader(hv)
+	info := ReadHeader(hv)
 	if info.Reason != nil {
 		return session.Header{}, version, info.Reason
 	}
