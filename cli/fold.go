@@ -41,10 +41,11 @@ func newFoldCommand(s *streams) *cobra.Command {
 the surface (the events whose messages the model sees, in model order, after
 compaction replaces), the derived messages, the requests rebuilt from the log
 and, when the log ends inside a turn, the closers crash repair would append.
-Every event goes through dsh's surface guards (replace ranges, source
-coverage, the tool-result rewrite rule, the system prompt at node 0, in
-dsh's order); a log they refuse is refused with dsh's own words. Older
-formats are migrated in memory; nothing is written.
+Every event goes through the checks dsh's Session applies when it loads a
+log (envelope, message and header shapes, then the surface guards: replace
+ranges, source coverage, the tool-result rewrite rule, the system prompt at
+node 0, in dsh's order); a log they refuse is refused with dsh's own words.
+Older formats are migrated in memory; nothing is written.
 
 Without flags fold prints a summary. --surface adds the node list, the role
 sequence, one line per node (seq, type, message preview), the shadowed ranges
@@ -138,12 +139,11 @@ func runFold(opts foldOptions, s *streams) error {
 	return readErr
 }
 
-// applyEvent folds one event, wording a refusal as dsh does when it loads
-// the log.
+// applyEvent folds one event as dsh's Session loads a stored log, wording a
+// refusal as dsh does.
 func applyEvent(f *fold.Fold, ev session.Event, file string) error {
-	if err := f.Apply(ev); err != nil {
-		return withHint(fmt.Errorf("%s: %w", file, fold.SeedError(ev.Seq, err)),
-			"dsh refuses to load this session too: its surface fold rejects this event")
+	if err := f.Load(ev); err != nil {
+		return withHint(fmt.Errorf("%s: %w", file, err), "dsh refuses to load this session too")
 	}
 	return nil
 }

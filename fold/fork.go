@@ -73,8 +73,8 @@ func ForkSeed(parentID string, events Events, boundary int64, inherit func(sessi
 		if err != nil {
 			return nil, err
 		}
-		if err := f.Apply(ev); err != nil {
-			return nil, SeedError(ev.Seq, err)
+		if err := f.Load(ev); err != nil {
+			return nil, err
 		}
 		if err := inherit(ev); err != nil {
 			return nil, err

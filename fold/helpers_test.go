@@ -60,13 +60,14 @@ func readV4(t *testing.T, path string) (session.Header, []session.Event) {
 	return h, events
 }
 
-// foldAll folds events into a fresh Fold, failing the test on a refusal.
+// foldAll loads events into a fresh Fold as dsh's Session loads a log,
+// failing the test on a refusal.
 func foldAll(t *testing.T, events ...[]session.Event) *fold.Fold {
 	t.Helper()
 	f := fold.New()
 	for _, list := range events {
 		for _, ev := range list {
-			if err := f.Apply(ev); err != nil {
+			if err := f.Load(ev); err != nil {
 				t.Fatalf("seq %d (%s): %v", ev.Seq, ev.Type, err)
 			}
 		}

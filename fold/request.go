@@ -101,8 +101,8 @@ func RequestAt(events Events, k int) (Request, error) {
 		if IsSettlement(ev.Type) && f.settlements+1 == k {
 			return f.Request(ev)
 		}
-		if err := f.Apply(ev); err != nil {
-			return Request{}, SeedError(ev.Seq, err)
+		if err := f.Load(ev); err != nil {
+			return Request{}, err
 		}
 	}
 }
