@@ -6,8 +6,10 @@
 // appends to an open tail, and fork seeds.
 //
 // A Fold is incremental and single-pass: Apply takes the events in seq
-// order and validates each one with dsh's exact guards (in dsh's order)
-// before committing it, so a refused event leaves the fold unchanged.
+// order and validates each one with dsh's exact surface guards (in dsh's
+// order) before committing it, so a refused event leaves the fold
+// unchanged; Load first adds the checks dsh's Session makes on every event
+// of a stored log it loads, and words refusals as that load does.
 //
 // Memory: a Fold holds the live surface (for each current node its seq,
 // type and message bytes, plus a tool result's data without its content,
