@@ -190,7 +190,7 @@ func TestDecoderRecovery(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if got := text(d.Issue()); got != empty || d.Header().Version != 3 || d.Count() != 3 {
-		t.Errorf("Issue %q, Count %d", got, d.Count())
+	if got := text(d.Issue()); got != empty {
+		t.Errorf("Issue %q", got)
 	}
 }

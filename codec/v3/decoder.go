@@ -26,9 +26,6 @@ func NewDecoder(h session.Header, recovery v2.Recovery) *Decoder {
 	return &Decoder{header: h, framing: v2.NewDecoder(h, recovery), recovery: recovery}
 }
 
-// Header returns the session's logical v3 header.
-func (d *Decoder) Header() session.Header { return d.header }
-
 // Decode takes the next parsed row. It returns the event and true when the
 // row is accepted, false when recovery withholds it, or the refusal.
 func (d *Decoder) Decode(row jsonv.Value) (session.Event, bool, error) {
@@ -69,9 +66,6 @@ func (d *Decoder) Issue() error {
 	}
 	return d.framing.Issue()
 }
-
-// Count returns the number of events the framing accepted so far.
-func (d *Decoder) Count() int64 { return d.framing.Count() }
 
 // Finish checks the inherited marker against the header and returns the
 // inherited event count. After a withheld canonical failure only markers
