@@ -1,15 +1,22 @@
 package jsonv
 
 import (
+	"encoding/binary"
 	"fmt"
+	"math/bits"
 	"strconv"
-	"unicode/utf16"
+	"sync"
 	"unicode/utf8"
 )
 
 // MaxDepth is how deeply arrays and objects may nest. Deeper input is refused
 // with a SyntaxError instead of exhausting the stack.
 const MaxDepth = 10000
+
+// maxText is the longest text Parse accepts, 512 MiB: the tape keeps offsets
+// and node indexes in 32 bits with flags beside them. dsh could not read a
+// longer line either: V8 strings stop short of 2^29 characters.
+const maxText = 1 << 29
 
 // SyntaxError describes JSON text that JSON.parse would refuse.
 type SyntaxError struct {
@@ -26,19 +33,51 @@ func (e *SyntaxError) Error() string {
 // space may surround the value. Arrays and objects are decoded lazily; the
 // returned value refers to data.
 func Parse(data []byte) (Value, error) {
+	if len(data) > maxText {
+		return Value{}, &SyntaxError{Offset: maxText, Msg: "JSON text longer than 512 MiB"}
+	}
 	if !utf8.Valid(data) {
 		data = ToWellFormed(data)
 	}
-	s := scanner{data: data}
-	start := s.skipSpace(0)
-	end, canonical, err := s.scan(start, 0)
+	scratch := nodePool.Get().(*[]node)
+	s := scanner{data: data, nodes: (*scratch)[:0]}
+	v, err := s.parse()
+	if cap(s.nodes) <= 1<<16 {
+		*scratch = s.nodes[:0]
+		nodePool.Put(scratch)
+	}
+	return v, err
+}
+
+// parsed is what Parse allocates for one text: the tape, the outermost
+// container and, for a text with few containers, their nodes.
+type parsed struct {
+	tape
+	top   container
+	small [8]node
+}
+
+func (s *scanner) parse() (Value, error) {
+	data := s.data
+	start := skipSpace(data, 0)
+	end, _, err := s.scan(start, 0)
 	if err != nil {
 		return Value{}, err
 	}
-	if rest := s.skipSpace(end); rest != len(data) {
+	if rest := skipSpace(data, end); rest != len(data) {
 		return Value{}, s.errorAt(rest, "unexpected character %s after JSON value", quoteByte(data[rest]))
 	}
-	return s.value(start, end, canonical)
+	if len(s.nodes) == 0 {
+		return (&tape{data: data}).value(start, end, 0, nil), nil
+	}
+	p := &parsed{tape: tape{data: data}}
+	if len(s.nodes) <= len(p.small) {
+		p.nodes = p.small[:len(s.nodes)]
+		copy(p.nodes, s.nodes)
+	} else {
+		p.nodes = append([]node(nil), s.nodes...)
+	}
+	return p.value(start, end, 0, &p.top), nil
 }
 
 // Valid reports whether data is one JSON text JSON.parse would accept.
@@ -47,9 +86,15 @@ func Valid(data []byte) bool {
 	return err == nil
 }
 
+// scanner checks a JSON text and records its structure on a tape.
 type scanner struct {
-	data []byte
+	data  []byte
+	nodes []node
 }
+
+// nodePool holds scratch tapes to scan into; Parse copies the result to a
+// slice of the exact size.
+var nodePool = sync.Pool{New: func() any { return new([]node) }}
 
 func (s *scanner) errorAt(offset int, format string, args ...any) error {
 	return &SyntaxError{Offset: offset, Msg: fmt.Sprintf(format, args...)}
@@ -71,24 +116,41 @@ func quoteByte(c byte) string {
 
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
 
-func (s *scanner) skipSpace(i int) int {
-	for i < len(s.data) && isSpace(s.data[i]) {
+func skipSpace(data []byte, i int) int {
+	for i < len(data) && isSpace(data[i]) {
 		i++
 	}
 	return i
 }
 
 // scan checks the value starting at i and returns where it ends and whether
-// its text is canonical (exactly what Append would write for it).
-func (s *scanner) scan(i, depth int) (end int, canonical bool, err error) {
+// its text is canonical (exactly what Append writes for it). An array or an
+// object is recorded on the tape.
+func (s *scanner) scan(i, depth int) (int, bool, error) {
 	if i >= len(s.data) {
 		return i, false, s.unexpected(i)
 	}
 	switch c := s.data[i]; {
-	case c == '{':
-		return s.scanObject(i, depth+1)
-	case c == '[':
-		return s.scanArray(i, depth+1)
+	case c == '{' || c == '[':
+		k := len(s.nodes)
+		s.nodes = append(s.nodes, node{})
+		var end, count int
+		var canonical bool
+		var err error
+		if c == '{' {
+			end, count, canonical, err = s.scanObject(i, depth+1)
+		} else {
+			end, count, canonical, err = s.scanArray(i, depth+1)
+		}
+		if err != nil {
+			return end, false, err
+		}
+		link := uint32(len(s.nodes))
+		if canonical {
+			link |= flagCanonical
+		}
+		s.nodes[k] = node{end: uint32(end), link: link, count: uint32(count)}
+		return end, canonical, nil
 	case c == '"':
 		return s.scanString(i)
 	case c == '-' || (c >= '0' && c <= '9'):
@@ -112,112 +174,115 @@ func (s *scanner) scanLiteral(i int, lit string) (int, bool, error) {
 	return i + len(lit), true, nil
 }
 
-func (s *scanner) scanArray(i, depth int) (int, bool, error) {
+// scanArray checks the array at i and returns its end, its number of
+// elements and whether it is canonical.
+func (s *scanner) scanArray(i, depth int) (end, count int, canonical bool, err error) {
 	if depth > MaxDepth {
-		return i, false, s.errorAt(i, "nesting deeper than %d", MaxDepth)
+		return i, 0, false, s.errorAt(i, "nesting deeper than %d", MaxDepth)
 	}
-	canonical := true
+	data := s.data
 	i++
-	j := s.skipSpace(i)
-	canonical = canonical && j == i
-	if j < len(s.data) && s.data[j] == ']' {
-		return j + 1, canonical, nil
+	j := skipSpace(data, i)
+	canonical = j == i
+	if j < len(data) && data[j] == ']' {
+		return j + 1, 0, canonical, nil
 	}
 	i = j
 	for {
 		end, elemCanonical, err := s.scan(i, depth)
 		if err != nil {
-			return end, false, err
+			return end, 0, false, err
 		}
-		j := s.skipSpace(end)
+		count++
+		j := skipSpace(data, end)
 		canonical = canonical && elemCanonical && j == end
-		if j >= len(s.data) {
-			return j, false, s.unexpected(j)
+		if j >= len(data) {
+			return j, 0, false, s.unexpected(j)
 		}
-		switch s.data[j] {
+		switch data[j] {
 		case ']':
-			return j + 1, canonical, nil
+			return j + 1, count, canonical, nil
 		case ',':
-			k := s.skipSpace(j + 1)
+			k := skipSpace(data, j+1)
 			canonical = canonical && k == j+1
 			i = k
 		default:
-			return j, false, s.unexpected(j)
+			return j, 0, false, s.unexpected(j)
 		}
 	}
 }
 
-func (s *scanner) scanObject(i, depth int) (int, bool, error) {
+// scanObject checks the object at i and returns its end, its number of
+// members as written (repeated keys included) and whether it is canonical.
+func (s *scanner) scanObject(i, depth int) (end, count int, canonical bool, err error) {
 	if depth > MaxDepth {
-		return i, false, s.errorAt(i, "nesting deeper than %d", MaxDepth)
+		return i, 0, false, s.errorAt(i, "nesting deeper than %d", MaxDepth)
 	}
-	keys := keyOrder{}
-	canonical := true
+	data := s.data
+	var keys keyOrder
 	i++
-	j := s.skipSpace(i)
-	canonical = canonical && j == i
-	if j < len(s.data) && s.data[j] == '}' {
-		return j + 1, canonical, nil
+	j := skipSpace(data, i)
+	canonical = j == i
+	if j < len(data) && data[j] == '}' {
+		return j + 1, 0, canonical, nil
 	}
 	i = j
 	for {
-		if i >= len(s.data) || s.data[i] != '"' {
-			return i, false, s.unexpected(i)
+		if i >= len(data) || data[i] != '"' {
+			return i, 0, false, s.unexpected(i)
 		}
 		keyEnd, keyCanonical, err := s.scanString(i)
 		if err != nil {
-			return keyEnd, false, err
+			return keyEnd, 0, false, err
 		}
-		canonical = canonical && keyCanonical && keys.add(s.data[i+1:keyEnd-1])
-		j := s.skipSpace(keyEnd)
-		if j >= len(s.data) || s.data[j] != ':' {
-			return j, false, s.unexpected(j)
+		canonical = canonical && keyCanonical && keys.add(data[i+1:keyEnd-1])
+		j := skipSpace(data, keyEnd)
+		if j >= len(data) || data[j] != ':' {
+			return j, 0, false, s.unexpected(j)
 		}
-		k := s.skipSpace(j + 1)
+		k := skipSpace(data, j+1)
 		canonical = canonical && j == keyEnd && k == j+1
 		end, valueCanonical, err := s.scan(k, depth)
 		if err != nil {
-			return end, false, err
+			return end, 0, false, err
 		}
-		j = s.skipSpace(end)
+		count++
+		j = skipSpace(data, end)
 		canonical = canonical && valueCanonical && j == end
-		if j >= len(s.data) {
-			return j, false, s.unexpected(j)
+		if j >= len(data) {
+			return j, 0, false, s.unexpected(j)
 		}
-		switch s.data[j] {
+		switch data[j] {
 		case '}':
-			return j + 1, canonical, nil
+			return j + 1, count, canonical, nil
 		case ',':
-			k := s.skipSpace(j + 1)
+			k := skipSpace(data, j+1)
 			canonical = canonical && k == j+1
 			i = k
 		default:
-			return j, false, s.unexpected(j)
+			return j, 0, false, s.unexpected(j)
 		}
 	}
 }
 
 // keyOrder tracks the raw keys of one object while scanning, to tell whether
-// the object is already in JavaScript order with no repeated key.
+// the object is already in JavaScript order with no repeated key. Only a
+// canonical key reaches it, so equal keys have equal raw bytes.
 type keyOrder struct {
 	small     [8][]byte
 	n         int
 	seen      map[string]struct{}
-	lastIndex int64 // last array-index key, -1 before any
+	lastIndex int64 // last array-index key plus one, 0 before any
 	sawName   bool  // a non-index key has been seen
-	started   bool
 }
 
 // add records key and reports whether the object is still canonical.
 func (k *keyOrder) add(key []byte) bool {
-	if !k.started {
-		k.started, k.lastIndex = true, -1
-	}
 	if idx, ok := arrayIndexBytes(key); ok {
-		if k.sawName || int64(idx) <= k.lastIndex {
+		if k.sawName || int64(idx) < k.lastIndex {
 			return false
 		}
-		k.lastIndex = int64(idx)
+		k.lastIndex = int64(idx) + 1
 		return true // index keys ascend strictly, so they cannot repeat
 	}
 	k.sawName = true
@@ -260,14 +325,34 @@ var stringSpecial = func() (t [256]bool) {
 	return t
 }()
 
+// skipPlain returns the index of the first byte at or after i that ends a
+// plain run of string text ('"', '\\' or a control character), or len(data).
+// It looks at eight bytes at a time: most of a log's bytes are string text.
+func skipPlain(data []byte, i int) int {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	for ; i+8 <= len(data); i += 8 {
+		w := binary.LittleEndian.Uint64(data[i:])
+		quote := w ^ (ones * '"')
+		backslash := w ^ (ones * '\\')
+		// A byte is special when it is zero after the xor (quote or
+		// backslash) or below 0x20; the lowest flagged byte is exact.
+		special := ((quote - ones) &^ quote) | ((backslash - ones) &^ backslash) | ((w - ones*0x20) &^ w)
+		if special &= highs; special != 0 {
+			return i + bits.TrailingZeros64(special)/8
+		}
+	}
+	for i < len(data) && !stringSpecial[data[i]] {
+		i++
+	}
+	return i
+}
+
 func (s *scanner) scanString(i int) (int, bool, error) {
 	data := s.data
 	canonical := true
 	i++
 	for {
-		for i < len(data) && !stringSpecial[data[i]] {
-			i++
-		}
+		i = skipPlain(data, i)
 		if i >= len(data) {
 			return i, false, s.errorAt(i, "unterminated string")
 		}
@@ -297,18 +382,16 @@ func (s *scanner) scanString(i int) (int, bool, error) {
 			switch {
 			case unit >= 0xd800 && unit < 0xdc00:
 				if low, ok := hex4Escape(data, i); ok && low >= 0xdc00 && low < 0xe000 {
-					canonical = false // a pair is written back as raw UTF-8
+					escapeCanonical = false // a pair is written back as raw UTF-8
 					i += 6
-				} else {
-					canonical = canonical && escapeCanonical
 				}
 			case unit >= 0xdc00 && unit < 0xe000:
-				canonical = canonical && escapeCanonical
 			case unit < 0x20:
-				canonical = canonical && escapeCanonical && shortEscape(rune(unit)) == 0
+				escapeCanonical = escapeCanonical && shortEscape(rune(unit)) == 0
 			default:
-				canonical = false
+				escapeCanonical = false
 			}
+			canonical = canonical && escapeCanonical
 		default:
 			return i, false, s.errorAt(i, "bad escape character")
 		}
@@ -405,154 +488,4 @@ func (s *scanner) scanNumber(i int) (int, bool, error) {
 	}
 	var buf [32]byte
 	return i, string(appendNumber(buf[:0], parseNumber(text))) == string(text), nil
-}
-
-func parseNumber(text []byte) float64 {
-	// The scanner has checked the grammar, which is a subset of Go's; an
-	// out-of-range literal becomes ±Inf or 0 as in JavaScript.
-	f, _ := strconv.ParseFloat(string(text), 64)
-	return f
-}
-
-// value builds the Value for the checked text data[start:end].
-func (s *scanner) value(start, end int, canonical bool) (Value, error) {
-	text := s.data[start:end]
-	switch text[0] {
-	case '{':
-		return Value{kind: Object, c: &container{raw: text, canonical: canonical, lazy: true}}, nil
-	case '[':
-		return Value{kind: Array, c: &container{raw: text, canonical: canonical, lazy: true}}, nil
-	case '"':
-		return Value{kind: String, str: decodeString(text)}, nil
-	case 't':
-		return Value{kind: Bool, b: true}, nil
-	case 'f':
-		return Value{kind: Bool}, nil
-	case 'n':
-		return Value{}, nil
-	}
-	return Value{kind: Number, num: parseNumber(text)}, nil
-}
-
-// decodeString returns the contents of the quoted, already checked JSON
-// string text. Lone surrogates are kept in generalized UTF-8.
-func decodeString(text []byte) string {
-	body := text[1 : len(text)-1]
-	plain := true
-	for _, c := range body {
-		if c == '\\' {
-			plain = false
-			break
-		}
-	}
-	if plain {
-		return string(body)
-	}
-	out := make([]byte, 0, len(body))
-	for i := 0; i < len(body); {
-		c := body[i]
-		if c != '\\' {
-			out = append(out, c)
-			i++
-			continue
-		}
-		switch body[i+1] {
-		case 'b':
-			out = append(out, '\b')
-		case 'f':
-			out = append(out, '\f')
-		case 'n':
-			out = append(out, '\n')
-		case 'r':
-			out = append(out, '\r')
-		case 't':
-			out = append(out, '\t')
-		case 'u':
-			unit, _ := hex4(body, i+2)
-			i += 6
-			r := rune(unit)
-			if utf16.IsSurrogate(r) && unit < 0xdc00 {
-				if low, ok := hex4Escape(body, i); ok && low >= 0xdc00 && low < 0xe000 {
-					r = utf16.DecodeRune(r, rune(low))
-					i += 6
-				}
-			}
-			out = appendWTF8(out, r)
-			continue
-		default: // '"', '\\', '/'
-			out = append(out, body[i+1])
-		}
-		i += 2
-	}
-	return string(out)
-}
-
-// appendWTF8 appends r in UTF-8, writing a surrogate code point as the
-// three-byte sequence generalized UTF-8 uses for it.
-func appendWTF8(b []byte, r rune) []byte {
-	if r >= 0xd800 && r < 0xe000 {
-		return append(b, 0xe0|byte(r>>12), 0x80|byte(r>>6)&0x3f, 0x80|byte(r)&0x3f)
-	}
-	return utf8.AppendRune(b, r)
-}
-
-// decode fills a lazy container from its raw text.
-func (c *container) decode(kind Kind) {
-	if !c.lazy {
-		return
-	}
-	s := scanner{data: c.raw}
-	i := s.skipSpace(1)
-	if kind == Array {
-		var elems []Value
-		for c.raw[i] != ']' {
-			end, canonical, _ := s.scan(i, 0)
-			v, _ := s.value(i, end, canonical)
-			elems = append(elems, v)
-			i = s.skipSpace(end)
-			if c.raw[i] == ',' {
-				i = s.skipSpace(i + 1)
-			}
-		}
-		c.elems = elems
-	} else {
-		var members []Member
-		for c.raw[i] != '}' {
-			keyEnd, _, _ := s.scanString(i)
-			key := decodeString(c.raw[i:keyEnd])
-			i = s.skipSpace(s.skipSpace(keyEnd) + 1)
-			end, canonical, _ := s.scan(i, 0)
-			v, _ := s.value(i, end, canonical)
-			if c.canonical {
-				members = append(members, Member{key, v})
-			} else {
-				members = setMember(members, key, v)
-			}
-			i = s.skipSpace(end)
-			if c.raw[i] == ',' {
-				i = s.skipSpace(i + 1)
-			}
-		}
-		c.members = members
-	}
-	c.lazy = false
-	if !c.canonical {
-		c.raw = nil
-	}
-}
-
-func (v Value) elements() []Value {
-	if v.c == nil {
-		return nil
-	}
-	v.c.decode(Array)
-	return v.c.elems
-}
-
-func (v Value) objectMembers() []Member {
-	if v.c == nil {
-		return nil
-	}
-	v.c.decode(Object)
-	return v.c.members
 }

@@ -235,3 +235,35 @@ func TestToWellFormed(t *testing.T) {
 		}
 	}
 }
+
+func TestConcurrentParse(t *testing.T) {
+	// Values parsed separately may be decoded on different goroutines: the
+	// shared string tables must stay consistent (run with -race).
+	rows := []string{
+		`{"type":"user/message","data":{"role":"user","id":"message-1","content":[{"type":"text","text":"a"}]}}`,
+		`{"type":"tool/result","data":{"role":"tool","id":"message-2","toolCallId":"call-1"}}`,
+		`{"kind":"plugin","plugin":"x","k0":0,"k1":1,"k2":2,"k3":3,"k4":4,"k5":5,"k6":6,"k7":7,"k8":8}`,
+	}
+	done := make(chan error)
+	for g := 0; g < 4; g++ {
+		go func() {
+			for i := 0; i < 200; i++ {
+				in := rows[(g+i)%len(rows)]
+				v, err := Parse([]byte(in))
+				if err == nil && string(referenceEncode(nil, v)) != in {
+					err = errors.New("decoded " + string(referenceEncode(nil, v)) + ", want " + in)
+				}
+				if err != nil {
+					done <- err
+					return
+				}
+			}
+			done <- nil
+		}()
+	}
+	for g := 0; g < 4; g++ {
+		if err := <-done; err != nil {
+			t.Error(err)
+		}
+	}
+}

@@ -20,6 +20,7 @@ package jsonv
 
 import (
 	"math"
+	"slices"
 	"strconv"
 )
 
@@ -63,13 +64,14 @@ type Member struct {
 }
 
 // container holds the elements of an array or the members of an object.
-// A container made by Parse starts lazy: raw holds its text and the elements
-// are decoded on first use. raw is kept only while it is canonical, that is,
-// equal to what Append would write.
+// A container made by Parse starts lazy, with the tape of the text it was
+// parsed from, and is decoded on first use. raw is its text, kept only while
+// it is canonical (equal to what Append writes) or not yet decoded.
 type container struct {
 	raw       []byte
 	canonical bool
-	lazy      bool
+	tape      *tape  // non-nil until decoded
+	node      uint32 // the container's node on the tape
 	elems     []Value
 	members   []Member
 }
@@ -103,11 +105,7 @@ func ArrayValue(elems ...Value) Value {
 // rest in the given order. A repeated key keeps its first position and its
 // last value.
 func ObjectValue(members ...Member) Value {
-	out := make([]Member, 0, len(members))
-	for _, m := range members {
-		out = setMember(out, m.Key, m.Value)
-	}
-	return Value{kind: Object, c: &container{members: out}}
+	return Value{kind: Object, c: &container{members: jsOrder(slices.Clone(members))}}
 }
 
 // M is shorthand for a Member, for building objects in code.

@@ -1,0 +1,310 @@
+package jsonv
+
+import (
+	"bytes"
+	"slices"
+	"strconv"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// tape is the structure Parse found in one text: a node for every array and
+// object, in document order. Decoding a container walks its text once,
+// stepping over each child container with the child's node instead of
+// scanning it, so looking into a value at any depth costs time in
+// proportion to what is looked at, and an untouched subtree costs nothing.
+type tape struct {
+	data  []byte
+	nodes []node
+}
+
+// node is one array or object on a tape. The containers inside it are the
+// nodes from the next one up to next().
+type node struct {
+	end   uint32 // offset just past the container's text
+	link  uint32 // next() in the low bits, flagCanonical above them
+	count uint32 // elements, or members as written (repeated keys included)
+}
+
+// Texts are at most maxText bytes, so a tape has fewer than 1<<29 nodes and
+// next() fits below the flag.
+const (
+	// flagCanonical says the container's text is exactly what Append writes.
+	flagCanonical uint32 = 1 << 31
+	nextMask             = 1<<29 - 1
+)
+
+// next returns the index of the first node after the container and the
+// containers inside it.
+func (n node) next() uint32 { return n.link & nextMask }
+
+// value returns the Value whose text starts at start and ends at end; an
+// array or an object is node i and is put in box, or in a new container
+// when box is nil.
+func (t *tape) value(start, end int, i uint32, box *container) Value {
+	text := t.data[start:end]
+	switch text[0] {
+	case '{':
+		return Value{kind: Object, c: t.container(i, text, box)}
+	case '[':
+		return Value{kind: Array, c: t.container(i, text, box)}
+	case '"':
+		return Value{kind: String, str: decodeValue(text)}
+	case 't':
+		return Value{kind: Bool, b: true}
+	case 'f':
+		return Value{kind: Bool}
+	case 'n':
+		return Value{}
+	}
+	return Value{kind: Number, num: parseNumber(text)}
+}
+
+func (t *tape) container(i uint32, text []byte, box *container) *container {
+	if box == nil {
+		box = new(container)
+	}
+	n := t.nodes[i]
+	*box = container{raw: text, canonical: n.link&flagCanonical != 0}
+	if n.count > 0 {
+		box.tape, box.node = t, i // decoded on first use
+	}
+	return box
+}
+
+// end returns where the value starting at i ends: a container's end comes
+// from node k, which it is; a scalar is scanned, knowing it is valid.
+func (t *tape) end(i int, k uint32) int {
+	data := t.data
+	switch data[i] {
+	case '{', '[':
+		return int(t.nodes[k].end)
+	case '"':
+		return skipString(data, i)
+	case 't', 'n':
+		return i + 4
+	case 'f':
+		return i + 5
+	}
+	for i++; i < len(data); i++ {
+		if c := data[i]; (c < '0' || c > '9') && c != '.' && c != 'e' && c != 'E' && c != '+' && c != '-' {
+			break
+		}
+	}
+	return i
+}
+
+// skipString returns the end of the checked string that starts at i.
+func skipString(data []byte, i int) int {
+	for i++; ; i += 2 { // step over a backslash and the byte it escapes
+		i = skipPlain(data, i)
+		if data[i] == '"' {
+			return i + 1
+		}
+	}
+}
+
+// decode fills a lazy container from its text and the tape.
+func (c *container) decode(kind Kind) {
+	t := c.tape
+	if t == nil {
+		return
+	}
+	data, nodes := t.data, t.nodes
+	self := nodes[c.node]
+	// One allocation for the direct child containers.
+	children := 0
+	for k := c.node + 1; k < self.next(); k = nodes[k].next() {
+		children++
+	}
+	boxes := make([]container, children)
+	child := c.node + 1 // the next child container's node
+	// value decodes the child at start and returns it and where it ends.
+	value := func(start int) (Value, int) {
+		end := t.end(start, child)
+		if c := data[start]; c != '{' && c != '[' {
+			return t.value(start, end, 0, nil), end
+		}
+		v := t.value(start, end, child, &boxes[0])
+		boxes, child = boxes[1:], nodes[child].next()
+		return v, end
+	}
+	pos := int(self.end) - len(c.raw) + 1
+	if kind == Array {
+		elems := make([]Value, 0, self.count)
+		for range self.count {
+			v, end := value(skipSpace(data, pos))
+			elems = append(elems, v)
+			pos = skipSpace(data, end) + 1 // past ',' or ']'
+		}
+		c.elems = elems
+	} else {
+		members := make([]Member, 0, self.count)
+		for range self.count {
+			pos = skipSpace(data, pos)
+			keyEnd := skipString(data, pos)
+			key := decodeKey(data[pos:keyEnd])
+			pos = skipSpace(data, skipSpace(data, keyEnd)+1) // past ':'
+			v, end := value(pos)
+			members = append(members, Member{key, v})
+			pos = skipSpace(data, end) + 1 // past ',' or '}'
+		}
+		if !c.canonical {
+			members = jsOrder(members)
+		}
+		c.members = members
+	}
+	c.tape = nil
+	if !c.canonical {
+		c.raw = nil
+	}
+}
+
+func (v Value) elements() []Value {
+	if v.c == nil {
+		return nil
+	}
+	v.c.decode(Array)
+	return v.c.elems
+}
+
+func (v Value) objectMembers() []Member {
+	if v.c == nil {
+		return nil
+	}
+	v.c.decode(Object)
+	return v.c.members
+}
+
+// jsOrder returns members (which it may reuse) in the order a JavaScript
+// object built from them in turn has: a repeated key keeps its first
+// position and takes its last value, and array-index keys come first in
+// ascending order.
+func jsOrder(members []Member) []Member {
+	out := members[:0]
+	if len(members) <= 16 {
+		for _, m := range members {
+			out = setMember(out, m.Key, m.Value)
+		}
+		return out
+	}
+	at := make(map[string]int, len(members))
+	for _, m := range members {
+		if i, dup := at[m.Key]; dup {
+			out[i].Value = m.Value
+			continue
+		}
+		at[m.Key] = len(out)
+		out = append(out, m)
+	}
+	indexKeys := 0
+	for _, m := range out {
+		if _, ok := arrayIndex(m.Key); ok {
+			indexKeys++
+		}
+	}
+	if indexKeys == 0 {
+		return out
+	}
+	// Stable: names keep their order behind the ascending index keys.
+	slices.SortStableFunc(out, func(a, b Member) int {
+		ai, aok := arrayIndex(a.Key)
+		bi, bok := arrayIndex(b.Key)
+		switch {
+		case aok && bok:
+			return int(int64(ai) - int64(bi))
+		case aok:
+			return -1
+		case bok:
+			return 1
+		}
+		return 0
+	})
+	return out
+}
+
+// parseNumber returns the number of the checked JSON number text.
+func parseNumber(text []byte) float64 {
+	// Up to 15 digits an integer is exact in a float64: no need to round.
+	if len(text) <= 15 {
+		neg := text[0] == '-'
+		digits := text
+		if neg {
+			digits = text[1:]
+		}
+		n := int64(0)
+		plain := true
+		for _, c := range digits {
+			if c < '0' || c > '9' {
+				plain = false
+				break
+			}
+			n = n*10 + int64(c-'0')
+		}
+		if plain {
+			if neg {
+				return -float64(n) // -0 for "-0", as JavaScript reads it
+			}
+			return float64(n)
+		}
+	}
+	// The scanner has checked the grammar, which is a subset of Go's; an
+	// out-of-range literal becomes ±Inf or 0 as in JavaScript.
+	f, _ := strconv.ParseFloat(string(text), 64)
+	return f
+}
+
+// decodeString returns the contents of the quoted, already checked JSON
+// string text. Lone surrogates are kept in generalized UTF-8.
+func decodeString(text []byte) string {
+	body := text[1 : len(text)-1]
+	if bytes.IndexByte(body, '\\') < 0 {
+		return string(body)
+	}
+	out := make([]byte, 0, len(body))
+	for i := 0; i < len(body); {
+		c := body[i]
+		if c != '\\' {
+			out = append(out, c)
+			i++
+			continue
+		}
+		switch body[i+1] {
+		case 'b':
+			out = append(out, '\b')
+		case 'f':
+			out = append(out, '\f')
+		case 'n':
+			out = append(out, '\n')
+		case 'r':
+			out = append(out, '\r')
+		case 't':
+			out = append(out, '\t')
+		case 'u':
+			unit, _ := hex4(body, i+2)
+			i += 6
+			r := rune(unit)
+			if utf16.IsSurrogate(r) && unit < 0xdc00 {
+				if low, ok := hex4Escape(body, i); ok && low >= 0xdc00 && low < 0xe000 {
+					r = utf16.DecodeRune(r, rune(low))
+					i += 6
+				}
+			}
+			out = appendWTF8(out, r)
+			continue
+		default: // '"', '\\', '/'
+			out = append(out, body[i+1])
+		}
+		i += 2
+	}
+	return string(out)
+}
+
+// appendWTF8 appends r in UTF-8, writing a surrogate code point as the
+// three-byte sequence generalized UTF-8 uses for it.
+func appendWTF8(b []byte, r rune) []byte {
+	if r >= 0xd800 && r < 0xe000 {
+		return append(b, 0xe0|byte(r>>12), 0x80|byte(r>>6)&0x3f, 0x80|byte(r)&0x3f)
+	}
+	return utf8.AppendRune(b, r)
+}
