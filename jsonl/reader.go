@@ -25,11 +25,19 @@ type Line struct {
 // Reader yields the lines of a session file. Memory grows with the longest
 // line, not with the file.
 type Reader struct {
-	br   *bufio.Reader
-	name string
-	num  int
-	done bool
+	br    *bufio.Reader
+	name  string
+	num   int
+	done  bool
+	arena []byte // free room for the next short lines
 }
+
+// Short lines are copied into shared blocks of arenaBlock bytes instead of
+// one allocation each; a line longer than maxArenaLine gets its own.
+const (
+	arenaBlock   = 64 << 10
+	maxArenaLine = arenaBlock / 8
+)
 
 // NewReader returns a Reader of r; name is used in errors.
 func NewReader(r io.Reader, name string) *Reader {
@@ -55,7 +63,7 @@ func (r *Reader) Next() (Line, error) {
 		}
 		text = buf
 	} else {
-		text = bytes.Clone(frag)
+		text = r.own(frag)
 	}
 	switch {
 	case err == io.EOF:
@@ -70,7 +78,22 @@ func (r *Reader) Next() (Line, error) {
 		return Line{}, &Error{File: r.name, Line: r.num + 1, Err: err}
 	}
 	r.num++
-	return Line{Num: r.num, Text: text[:len(text)-1]}, nil
+	return Line{Num: r.num, Text: text[: len(text)-1 : len(text)-1]}, nil
+}
+
+// own returns a copy of frag that no later line shares: appending to it
+// cannot reach the bytes of another line.
+func (r *Reader) own(frag []byte) []byte {
+	n := len(frag)
+	if n > maxArenaLine {
+		return bytes.Clone(frag)
+	}
+	if n > cap(r.arena) {
+		r.arena = make([]byte, 0, arenaBlock)
+	}
+	text := append(r.arena[:0], frag...)
+	r.arena = r.arena[n:n]
+	return text[:n:n]
 }
 
 // Error is a problem at a place in a session file.

@@ -104,6 +104,10 @@ func TestLinesAreOwned(t *testing.T) {
 	if string(a.Text) != "first" {
 		t.Errorf("changing one line changed another: %q", a.Text)
 	}
+	_ = append(a.Text, "++++++"...)
+	if string(b.Text) != "Xecond" {
+		t.Errorf("appending to one line overwrote the next: %q", b.Text)
+	}
 }
 
 func TestLongLines(t *testing.T) {
