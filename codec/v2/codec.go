@@ -46,7 +46,13 @@ func DecodeHeader(v jsonv.Value) (session.Header, error) {
 	if v.Kind() != jsonv.Object {
 		return session.Header{}, session.FormatErrorf("%s must be an object", label)
 	}
-	if err := exactKeys(v, headerRequired, headerOptional, label+" lacks %s", label+" has unexpected field %s"); err != nil {
+	err := exactKeys(v, headerRequired, headerOptional, func(key string, missing bool) error {
+		if missing {
+			return session.FormatErrorf("%s lacks %s", label, key)
+		}
+		return session.FormatErrorf("%s has unexpected field %s", label, key)
+	})
+	if err != nil {
 		return session.Header{}, err
 	}
 	if v.Field("type").Text() != "session" || !isNumber(v.Field("version"), 2) {
@@ -108,9 +114,12 @@ func DecodeEvent(row jsonv.Value, rowIndex int64) (session.Event, error) {
 	if row.Kind() != jsonv.Object {
 		return session.Event{}, session.FormatErrorf("released v2 row %d must be an object", rowIndex)
 	}
-	err := exactKeys(row, eventRequired, eventOptional,
-		"released v2 row "+itoa(rowIndex)+" lacks required field %s",
-		"released v2 row "+itoa(rowIndex)+" has unexpected field %s")
+	err := exactKeys(row, eventRequired, eventOptional, func(key string, missing bool) error {
+		if missing {
+			return session.FormatErrorf("released v2 row %d lacks required field %s", rowIndex, key)
+		}
+		return session.FormatErrorf("released v2 row %d has unexpected field %s", rowIndex, key)
+	})
 	if err != nil {
 		return session.Event{}, err
 	}
@@ -261,15 +270,19 @@ func ContainsNegZero(v jsonv.Value) bool {
 	return false
 }
 
-func exactKeys(v jsonv.Value, required, optional []string, lacks, unexpected string) error {
+// exactKeys checks that object v has every required key and no key outside
+// required and optional; refusal builds the error for the first offending
+// key (missing tells which problem), so no message is formatted for a good
+// row.
+func exactKeys(v jsonv.Value, required, optional []string, refusal func(key string, missing bool) error) error {
 	for _, k := range required {
 		if !v.Has(k) {
-			return session.FormatErrorf(lacks, k)
+			return refusal(k, true)
 		}
 	}
 	for _, m := range v.Members() {
 		if !contains(required, m.Key) && !contains(optional, m.Key) {
-			return session.FormatErrorf(unexpected, m.Key)
+			return refusal(m.Key, false)
 		}
 	}
 	return nil
