@@ -81,7 +81,7 @@ type migrateReport struct {
 	File    string `json:"file"`
 	Version int    `json:"version,omitempty"`
 	// Status is published, already-published, would-publish, written,
-	// current or refused.
+	// checked (standard input with --check), current or refused.
 	Status string `json:"status"`
 	Target string `json:"target,omitempty"`
 	Events int64  `json:"events,omitempty"`
@@ -172,6 +172,9 @@ func migrateFile(file string, opts migrateOptions, fileOpts migrate.OpenOptions,
 	if opts.output != "" {
 		return writeOutput(file, opts.output, fileOpts, s, report)
 	}
+	if file == "-" && opts.check {
+		return checkStream(fileOpts, s, report)
+	}
 	if file == "-" {
 		return report, usageErrorf("standard input has no directory to publish beside: use -o OUT or --check")
 	}
@@ -211,6 +214,22 @@ func checkCurrent(file string, check bool, fileOpts migrate.OpenOptions, report 
 		return report, err
 	}
 	defer src.Close()
+	written, err := migrate.Encode(io.Discard, src.Reader)
+	report.Events, report.Bytes, report.Cut = written.Events, written.Bytes, written.Cut
+	return report, err
+}
+
+// checkStream migrates standard input in memory.
+func checkStream(fileOpts migrate.OpenOptions, s *streams, report migrateReport) (migrateReport, error) {
+	src, err := migrate.Open("-", s.in, fileOpts)
+	if err != nil {
+		return report, err
+	}
+	defer src.Close()
+	report.Version, report.Warnings, report.Status = src.SourceVersion, src.Warnings, "checked"
+	if src.SourceVersion == 4 {
+		report.Status = "current"
+	}
 	written, err := migrate.Encode(io.Discard, src.Reader)
 	report.Events, report.Bytes, report.Cut = written.Events, written.Bytes, written.Cut
 	return report, err
@@ -268,6 +287,8 @@ func describe(r migrateReport) string {
 		return fmt.Sprintf("%s: v%d → would publish %s (%d events, %d bytes)", r.File, r.Version, target, r.Events, r.Bytes)
 	case "written":
 		return fmt.Sprintf("%s: v%d → %s (%d events, %d bytes)", r.File, r.Version, r.Target, r.Events, r.Bytes)
+	case "checked":
+		return fmt.Sprintf("%s: v%d → migrates (%d events, %d bytes)", r.File, r.Version, r.Events, r.Bytes)
 	}
 	if r.Events > 0 {
 		return fmt.Sprintf("%s: already current (v4, %d events): nothing to migrate", r.File, r.Events)
