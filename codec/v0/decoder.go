@@ -1,0 +1,140 @@
+package v0
+
+import (
+	"github.com/dshlog/dshlog/codec/v2"
+	"github.com/dshlog/dshlog/jsonv"
+	"github.com/dshlog/dshlog/migrate/stage"
+	"github.com/dshlog/dshlog/session"
+)
+
+// Decoder reads the body rows of one v0 or v1 session as dsh's released
+// codec scans them: each row is an event or a packed chunk run, seqs are
+// dense from 0 (a run counts for its members), and in recoverable mode the
+// first damaged row ends the log quietly unless a later turn/end row makes
+// the damage fatal.
+type Decoder struct {
+	header   session.Header
+	cut      int64
+	recovery v2.Recovery
+	rowIndex int64
+	count    int64
+	issue    error
+}
+
+// NewDecoder decodes the physical header hv of a session of the given
+// version (0 or 1) and starts reading its rows.
+func NewDecoder(hv jsonv.Value, version int, recovery v2.Recovery) (*Decoder, error) {
+	h, cut, err := DecodeHeader(hv, version)
+	if err != nil {
+		return nil, err
+	}
+	return &Decoder{header: h, cut: cut, recovery: recovery}, nil
+}
+
+// Header returns the logical header.
+func (d *Decoder) Header() session.Header { return d.header }
+
+// HeaderCut returns the inherited cut the header states (seedLength, or 0).
+func (d *Decoder) HeaderCut() int64 { return d.cut }
+
+// Issue returns the first problem recovery has dropped rows for, if any.
+func (d *Decoder) Issue() error { return d.issue }
+
+// Decode takes the next parsed body row and emits the event or the packed
+// run it decodes to; a row that recovery drops emits nothing.
+func (d *Decoder) Decode(row jsonv.Value, emit stage.Emit) error {
+	current := d.rowIndex
+	d.rowIndex++
+	item, err := decodeRow(row, current)
+	if err != nil {
+		if d.recovery == v2.Strict {
+			return err
+		}
+		if d.issue == nil {
+			d.issue = err
+		}
+		return nil
+	}
+	closesTurn := item.Run == nil && item.Event.Type == "turn/end"
+	if d.issue != nil {
+		if closesTurn {
+			return d.issue
+		}
+		return nil
+	}
+	seq, ok := item.Event.Row.Get("seq")
+	if item.Run != nil {
+		seq, ok = jsonv.IntValue(item.Run.FirstSeq()), true
+	}
+	if n, isNumber := seq.Number(); !isNumber || n != float64(d.count) {
+		gap := session.FormatErrorf("released Session row %d has seq gap (expected %d, got %s)", current, d.count, JSString(seq, ok))
+		if d.recovery == v2.Strict {
+			return gap
+		}
+		d.issue = gap
+		if closesTurn {
+			return gap
+		}
+		return nil
+	}
+	if item.Run != nil {
+		d.count += item.Run.EventCount()
+	} else {
+		item.Event.Seq = d.count
+		d.count++
+	}
+	return emit(item)
+}
+
+// Finish checks that the header's cut lies within the log and returns it.
+func (d *Decoder) Finish(stage.Emit) (int64, error) {
+	if d.cut > d.count {
+		return 0, session.FormatErrorf("Session inheritedEventCount exceeds its event count")
+	}
+	return d.cut, nil
+}
+
+// decodeRow classifies one body row and decodes it.
+func decodeRow(row jsonv.Value, rowIndex int64) (stage.Item, error) {
+	if err := record(row, "released Session row "+itoa(rowIndex)); err != nil {
+		return stage.Item{}, err
+	}
+	if tag, ok := row.Field("type").Str(); ok && (tag == textChunks || tag == reasoningChunks || tag == toolCallChunks) {
+		run, err := decodePackedRun(row, tag, rowIndex)
+		if err != nil {
+			return stage.Item{}, err
+		}
+		return stage.Item{Run: run}, nil
+	}
+	ev, err := decodeEvent(row, rowIndex)
+	return stage.Item{Event: ev}, err
+}
+
+// decodeEvent decodes an event row. The codec checks nothing but its
+// sourceEventSeqs; type, time and data are the edges' business, so an
+// event whose type is not a string has an empty Type.
+func decodeEvent(row jsonv.Value, rowIndex int64) (session.Event, error) {
+	ev := session.Event{Row: row}
+	ev.Type, _ = row.Field("type").Str()
+	ev.Time, _ = row.Field("time").SafeInt()
+	if ranges, ok := row.Get("sourceEventSeqs"); ok {
+		seq, err := count(row.Field("seq"), "released Session row "+itoa(rowIndex)+" seq")
+		if err != nil {
+			return ev, err
+		}
+		seqs, err := DecodeSeqRanges(ranges, seq)
+		if err != nil {
+			return ev, err
+		}
+		ev.Row = row.With("sourceEventSeqs", seqArray(seqs))
+	}
+	return ev, nil
+}
+
+func seqArray(seqs []int64) jsonv.Value {
+	elems := make([]jsonv.Value, len(seqs))
+	for i, s := range seqs {
+		elems[i] = jsonv.IntValue(s)
+	}
+	return jsonv.ArrayValue(elems...)
+}

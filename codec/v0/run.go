@@ -1,0 +1,210 @@
+package v0
+
+import (
+	"github.com/dshlog/dshlog/jsonv"
+	"github.com/dshlog/dshlog/session"
+)
+
+// ChunkRunType is the run type of a packed Assistant chunk row (dsh's
+// 'released-assistant-chunks'), the only compact run of formats v0 to v2.
+const ChunkRunType = "released-assistant-chunks"
+
+// ChunkRun is one packed Assistant chunk row of a v0 or v1 session, kept
+// compact (dsh's ReleasedAssistantChunkRun): the v0→v1 edge forwards it as it
+// is and the v1→v2 edge embeds its Stream directly, without ever expanding it
+// into assistant/chunk events.
+type ChunkRun struct {
+	first, count int64
+	// Turn and Step are the coordinates every member chunk carries.
+	Turn, Step int64
+	// LastSeq and LastTime are the seq and time of the last member.
+	LastSeq, LastTime int64
+	// Stream is the row as a v2 embedded stream record, key order as dsh
+	// builds it: {type, time0, index, dt, texts} for text and reasoning,
+	// {type, time0, index, dt, id, name?, args} for tool calls.
+	Stream jsonv.Value
+}
+
+// RunType returns ChunkRunType.
+func (r *ChunkRun) RunType() string { return ChunkRunType }
+
+// FirstSeq returns the seq of the first member (the row's seq0).
+func (r *ChunkRun) FirstSeq() int64 { return r.first }
+
+// EventCount returns the number of member chunks.
+func (r *ChunkRun) EventCount() int64 { return r.count }
+
+// Expand returns the member assistant/chunk events, as dsh's
+// expandAssistantChunkRun writes them.
+func (r *ChunkRun) Expand() ([]session.Event, error) {
+	tag := r.Stream.Field("type").Text()
+	gaps := r.Stream.Field("dt").Elements()
+	payload := "texts"
+	if tag == toolCallChunks {
+		payload = "args"
+	}
+	members := r.Stream.Field(payload).Elements()
+	index := r.Stream.Field("index")
+	name, hasName := r.Stream.Get("name")
+	time, _ := r.Stream.Field("time0").SafeInt()
+	events := make([]session.Event, len(members))
+	for k, member := range members {
+		if k > 0 {
+			gap, _ := gaps[k-1].SafeInt()
+			time += gap
+		}
+		var chunk jsonv.Value
+		switch tag {
+		case textChunks, reasoningChunks:
+			delta := "text-delta"
+			if tag == reasoningChunks {
+				delta = "reasoning-delta"
+			}
+			chunk = jsonv.ObjectValue(
+				jsonv.M("type", jsonv.StringValue(delta)),
+				jsonv.M("index", index),
+				jsonv.M("text", member),
+			)
+		default:
+			fields := []jsonv.Member{
+				jsonv.M("type", jsonv.StringValue("tool-call-delta")),
+				jsonv.M("index", index),
+				jsonv.M("id", r.Stream.Field("id")),
+			}
+			if hasName {
+				fields = append(fields, jsonv.M("name", name))
+			}
+			chunk = jsonv.ObjectValue(append(fields, jsonv.M("argumentsDelta", member))...)
+		}
+		seq := r.first + int64(k)
+		events[k] = session.Event{
+			Type: "assistant/chunk",
+			Seq:  seq,
+			Time: time,
+			Row: jsonv.ObjectValue(
+				jsonv.M("type", jsonv.StringValue("assistant/chunk")),
+				jsonv.M("seq", jsonv.IntValue(seq)),
+				jsonv.M("time", jsonv.IntValue(time)),
+				jsonv.M("data", jsonv.ObjectValue(
+					jsonv.M("turn", jsonv.IntValue(r.Turn)),
+					jsonv.M("step", jsonv.IntValue(r.Step)),
+					jsonv.M("chunk", chunk),
+				)),
+			),
+		}
+	}
+	return events, nil
+}
+
+// The packed row tags.
+const (
+	textChunks      = "text-chunks"
+	reasoningChunks = "reasoning-chunks"
+	toolCallChunks  = "tool-call-chunks"
+)
+
+// decodePackedRun decodes a packed row (its type already known to be one of
+// the three tags) with dsh's decodePackedRun checks, in dsh's order.
+func decodePackedRun(row jsonv.Value, tag string, rowIndex int64) (*ChunkRun, error) {
+	label := "released " + tag + " row " + itoa(rowIndex)
+	if err := exactMembers(row, label, []string{"type", "seq0", "time0", "data"}, nil); err != nil {
+		return nil, err
+	}
+	seq0, err := count(row.Field("seq0"), label+" seq0")
+	if err != nil {
+		return nil, err
+	}
+	time0, err := safeInteger(row.Field("time0"), label+" time0")
+	if err != nil {
+		return nil, err
+	}
+	data := row.Field("data")
+	if err := record(data, label+" data"); err != nil {
+		return nil, err
+	}
+	isTool := tag == toolCallChunks
+	payloadKey := "texts"
+	required, optional := []string{"turn", "step", "index", "dt", "texts"}, []string(nil)
+	if isTool {
+		payloadKey = "args"
+		required, optional = []string{"turn", "step", "index", "id", "dt", "args"}, []string{"name"}
+	}
+	if err := exactMembers(data, label+" data", required, optional); err != nil {
+		return nil, err
+	}
+	payload := data.Field(payloadKey)
+	if !nonEmptyStrings(payload) {
+		return nil, session.FormatErrorf("%s payload must be a non-empty string array", label)
+	}
+	gaps := data.Field("dt")
+	if gaps.Kind() != jsonv.Array || gaps.Len() != payload.Len()-1 {
+		return nil, session.FormatErrorf("%s dt length must match its payload", label)
+	}
+	lastTime := time0
+	for _, g := range gaps.Elements() {
+		gap, err := safeInteger(g, label+" dt member")
+		if err != nil {
+			return nil, err
+		}
+		if lastTime, err = safeInteger(jsonv.IntValue(lastTime+gap), label+" member time"); err != nil {
+			return nil, err
+		}
+	}
+	turn, err := count(data.Field("turn"), label+" turn")
+	if err != nil {
+		return nil, err
+	}
+	step, err := count(data.Field("step"), label+" step")
+	if err != nil {
+		return nil, err
+	}
+	index, err := count(data.Field("index"), label+" index")
+	if err != nil {
+		return nil, err
+	}
+	name, hasName := data.Get("name")
+	if isTool {
+		if id, ok := data.Field("id").Str(); !ok || id == "" || (hasName && name.Kind() != jsonv.String) {
+			return nil, session.FormatErrorf("%s id and optional name must be strings", label)
+		}
+	}
+	members := int64(payload.Len())
+	lastSeq, err := count(jsonv.IntValue(seq0+members-1), label+" final seq")
+	if err != nil {
+		return nil, err
+	}
+	stream := []jsonv.Member{
+		jsonv.M("type", jsonv.StringValue(tag)),
+		jsonv.M("time0", jsonv.IntValue(time0)),
+		jsonv.M("index", jsonv.IntValue(index)),
+		jsonv.M("dt", gaps),
+	}
+	if isTool {
+		stream = append(stream, jsonv.M("id", data.Field("id")))
+		if hasName {
+			stream = append(stream, jsonv.M("name", name))
+		}
+	}
+	stream = append(stream, jsonv.M(payloadKey, payload))
+	return &ChunkRun{
+		first:    seq0,
+		count:    members,
+		Turn:     turn,
+		Step:     step,
+		LastSeq:  lastSeq,
+		LastTime: lastTime,
+		Stream:   jsonv.ObjectValue(stream...),
+	}, nil
+}
+
+func nonEmptyStrings(v jsonv.Value) bool {
+	if v.Kind() != jsonv.Array || v.Len() == 0 {
+		return false
+	}
+	for _, e := range v.Elements() {
+		if e.Kind() != jsonv.String {
+			return false
+		}
+	}
+	return true
+}
