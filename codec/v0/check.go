@@ -11,18 +11,19 @@ import (
 // The primitive checks of dsh's released v0/v1 codec, each refusing with
 // dsh's exact words.
 
-// record requires a JSON object (releasedV0Record).
-func record(v jsonv.Value, label string) error {
+// Record requires a JSON object, refusing with "<label> must be a JSON
+// object" (dsh's releasedV0Record).
+func Record(v jsonv.Value, label string) error {
 	if v.Kind() != jsonv.Object {
 		return session.FormatErrorf("%s must be a JSON object", label)
 	}
 	return nil
 }
 
-// exactMembers requires every required member and nothing outside required
-// and optional, reporting an unexpected member before a missing one
-// (assertReleasedV0Keys).
-func exactMembers(v jsonv.Value, label string, required, optional []string) error {
+// ExactMembers requires every required member of object v and nothing
+// outside required and optional, reporting an unexpected member before a
+// missing one (dsh's assertReleasedV0Keys).
+func ExactMembers(v jsonv.Value, label string, required, optional []string) error {
 	for _, m := range v.Members() {
 		if !slices.Contains(required, m.Key) && !slices.Contains(optional, m.Key) {
 			return session.FormatErrorf("%s has unexpected member %s", label, Quote(m.Key))
@@ -36,9 +37,9 @@ func exactMembers(v jsonv.Value, label string, required, optional []string) erro
 	return nil
 }
 
-// count requires a non-negative safe integer, -0 refused
-// (sessionFormatCount).
-func count(v jsonv.Value, label string) (int64, error) {
+// Count requires a non-negative safe integer, -0 refused (dsh's
+// sessionFormatCount).
+func Count(v jsonv.Value, label string) (int64, error) {
 	n, ok := v.Count()
 	if !ok {
 		return 0, session.FormatErrorf("%s must be a non-negative safe integer", label)

@@ -96,7 +96,7 @@ func (d *Decoder) Finish(stage.Emit) (int64, error) {
 
 // decodeRow classifies one body row and decodes it.
 func decodeRow(row jsonv.Value, rowIndex int64) (stage.Item, error) {
-	if err := record(row, "released Session row "+itoa(rowIndex)); err != nil {
+	if err := Record(row, "released Session row "+itoa(rowIndex)); err != nil {
 		return stage.Item{}, err
 	}
 	if tag, ok := row.Field("type").Str(); ok && (tag == textChunks || tag == reasoningChunks || tag == toolCallChunks) {
@@ -118,7 +118,7 @@ func decodeEvent(row jsonv.Value, rowIndex int64) (session.Event, error) {
 	ev.Type, _ = row.Field("type").Str()
 	ev.Time, _ = row.Field("time").SafeInt()
 	if ranges, ok := row.Get("sourceEventSeqs"); ok {
-		seq, err := count(row.Field("seq"), "released Session row "+itoa(rowIndex)+" seq")
+		seq, err := Count(row.Field("seq"), "released Session row "+itoa(rowIndex)+" seq")
 		if err != nil {
 			return ev, err
 		}

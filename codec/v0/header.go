@@ -27,10 +27,10 @@ func DecodeHeader(v jsonv.Value, version int) (session.Header, int64, error) {
 	if !v2.IsLossless(v) {
 		return session.Header{}, 0, session.FormatErrorf("%s is not lossless JSON", label)
 	}
-	if err := record(v, label); err != nil {
+	if err := Record(v, label); err != nil {
 		return session.Header{}, 0, err
 	}
-	if err := exactMembers(v, label, headerRequired, headerOptional); err != nil {
+	if err := ExactMembers(v, label, headerRequired, headerOptional); err != nil {
 		return session.Header{}, 0, err
 	}
 	if v.Field("type").Text() != "session" || v.Field("type").Kind() != jsonv.String {
@@ -47,15 +47,15 @@ func DecodeHeader(v jsonv.Value, version int) (session.Header, int64, error) {
 	}
 	h.ID = id
 	var err error
-	if h.CreatedAt, err = count(v.Field("createdAt"), short+" createdAt"); err != nil {
+	if h.CreatedAt, err = Count(v.Field("createdAt"), short+" createdAt"); err != nil {
 		return h, 0, err
 	}
-	if h.DelegationDepth, err = count(v.Field("delegationDepth"), short+" delegationDepth"); err != nil {
+	if h.DelegationDepth, err = Count(v.Field("delegationDepth"), short+" delegationDepth"); err != nil {
 		return h, 0, err
 	}
 	var cut int64
 	if sv, seeded := v.Get("seedLength"); seeded {
-		if cut, err = count(sv, short+" seedLength"); err != nil {
+		if cut, err = Count(sv, short+" seedLength"); err != nil {
 			return h, 0, err
 		}
 		h.IsSeeded = true

@@ -21,7 +21,7 @@ func DecodeSeqRanges(v jsonv.Value, seq int64) ([]int64, error) {
 			if int64(len(out)) >= seq {
 				return nil, errSeqsExceedSeq
 			}
-			n, err := count(entry, "sourceEventSeqs member")
+			n, err := Count(entry, "sourceEventSeqs member")
 			if err != nil {
 				return nil, err
 			}
@@ -31,11 +31,11 @@ func DecodeSeqRanges(v jsonv.Value, seq int64) ([]int64, error) {
 		if entry.Kind() != jsonv.Array || entry.Len() != 2 {
 			return nil, session.ErrSeqsBadPair
 		}
-		start, err := count(entry.Index(0), "sourceEventSeqs range start")
+		start, err := Count(entry.Index(0), "sourceEventSeqs range start")
 		if err != nil {
 			return nil, err
 		}
-		end, err := count(entry.Index(1), "sourceEventSeqs range end")
+		end, err := Count(entry.Index(1), "sourceEventSeqs range end")
 		if err != nil {
 			return nil, err
 		}

@@ -107,10 +107,10 @@ const (
 // the three tags) with dsh's decodePackedRun checks, in dsh's order.
 func decodePackedRun(row jsonv.Value, tag string, rowIndex int64) (*ChunkRun, error) {
 	label := "released " + tag + " row " + itoa(rowIndex)
-	if err := exactMembers(row, label, []string{"type", "seq0", "time0", "data"}, nil); err != nil {
+	if err := ExactMembers(row, label, []string{"type", "seq0", "time0", "data"}, nil); err != nil {
 		return nil, err
 	}
-	seq0, err := count(row.Field("seq0"), label+" seq0")
+	seq0, err := Count(row.Field("seq0"), label+" seq0")
 	if err != nil {
 		return nil, err
 	}
@@ -119,7 +119,7 @@ func decodePackedRun(row jsonv.Value, tag string, rowIndex int64) (*ChunkRun, er
 		return nil, err
 	}
 	data := row.Field("data")
-	if err := record(data, label+" data"); err != nil {
+	if err := Record(data, label+" data"); err != nil {
 		return nil, err
 	}
 	isTool := tag == toolCallChunks
@@ -129,7 +129,7 @@ func decodePackedRun(row jsonv.Value, tag string, rowIndex int64) (*ChunkRun, er
 		payloadKey = "args"
 		required, optional = []string{"turn", "step", "index", "id", "dt", "args"}, []string{"name"}
 	}
-	if err := exactMembers(data, label+" data", required, optional); err != nil {
+	if err := ExactMembers(data, label+" data", required, optional); err != nil {
 		return nil, err
 	}
 	payload := data.Field(payloadKey)
@@ -150,15 +150,15 @@ func decodePackedRun(row jsonv.Value, tag string, rowIndex int64) (*ChunkRun, er
 			return nil, err
 		}
 	}
-	turn, err := count(data.Field("turn"), label+" turn")
+	turn, err := Count(data.Field("turn"), label+" turn")
 	if err != nil {
 		return nil, err
 	}
-	step, err := count(data.Field("step"), label+" step")
+	step, err := Count(data.Field("step"), label+" step")
 	if err != nil {
 		return nil, err
 	}
-	index, err := count(data.Field("index"), label+" index")
+	index, err := Count(data.Field("index"), label+" index")
 	if err != nil {
 		return nil, err
 	}
@@ -169,7 +169,7 @@ func decodePackedRun(row jsonv.Value, tag string, rowIndex int64) (*ChunkRun, er
 		}
 	}
 	members := int64(payload.Len())
-	lastSeq, err := count(jsonv.IntValue(seq0+members-1), label+" final seq")
+	lastSeq, err := Count(jsonv.IntValue(seq0+members-1), label+" final seq")
 	if err != nil {
 		return nil, err
 	}

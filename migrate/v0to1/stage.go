@@ -1,0 +1,146 @@
+package v0to1
+
+import (
+	"github.com/dshlog/dshlog/codec/v0"
+	"github.com/dshlog/dshlog/codec/v2"
+	"github.com/dshlog/dshlog/jsonv"
+	"github.com/dshlog/dshlog/migrate/stage"
+	"github.com/dshlog/dshlog/session"
+)
+
+// edgeStage migrates one v0 session's events, one at a time and in order.
+type edgeStage struct {
+	header session.Header
+	cut    int64
+	// messageIDs maps the seq of each message event to its message id, so
+	// that a legacy flat tool result replacing an earlier message can take
+	// over its identity.
+	messageIDs map[int64]string
+	// retryIDs maps a legacy retry chain (turn, step, provider, policyKey)
+	// to the retry id its first llm/retry was given.
+	retryIDs map[string]string
+	// compactionID is the id of the open compaction, "" when none is open.
+	compactionID string
+}
+
+// HeaderCut is the v0 cut, which the edge never changes.
+func (s *edgeStage) HeaderCut() int64 { return s.cut }
+
+// Finish emits nothing and returns the unchanged cut.
+func (s *edgeStage) Finish(stage.Emit) (int64, error) { return s.cut, nil }
+
+// Transform normalizes and validates one v0 event. A packed chunk run is
+// forwarded as it is: no normalisation or validation applies to chunks.
+func (s *edgeStage) Transform(item stage.Item, emit stage.Emit) error {
+	if item.Run == nil {
+		return s.transform(item.Event, emit)
+	}
+	if item.Run.RunType() == v0.ChunkRunType {
+		return emit(item)
+	}
+	events, err := item.Run.Expand()
+	if err != nil {
+		return err
+	}
+	for _, ev := range events {
+		if err := s.transform(ev, emit); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *edgeStage) transform(ev session.Event, emit stage.Emit) error {
+	ev, err := s.normalize(ev)
+	if err != nil {
+		return err
+	}
+	if err := s.checkDeliveryMarker(ev); err != nil {
+		return err
+	}
+	return emit(stage.Item{Event: ev})
+}
+
+// normalize is dsh's normalizeReleasedV0Event: each step sees what the one
+// before it returned, in dsh's exact order.
+func (s *edgeStage) normalize(ev session.Event) (session.Event, error) {
+	ev = renameCompaction(ev)
+	steps := []func(session.Event) (session.Event, error){
+		s.refuseRetired,
+		s.turnStart,
+		s.turnEnd,
+		s.requestHeader,
+		s.steering,
+		s.retryID,
+		s.compaction,
+		s.legacyMessage,
+	}
+	for _, step := range steps {
+		var err error
+		if ev, err = step(ev); err != nil {
+			return ev, err
+		}
+	}
+	if ev.Type != "assistant/chunk" {
+		if err := checkPayload(ev); err != nil {
+			return ev, err
+		}
+	}
+	if id, ok := messageID(ev); ok {
+		s.messageIDs[ev.Seq] = id
+	}
+	return ev, nil
+}
+
+// checkDeliveryMarker refuses a v0 delivery marker of this session's own
+// generation that names another session (assertSourceDeliveryMarker).
+func (s *edgeStage) checkDeliveryMarker(ev session.Event) error {
+	if ev.Type != "session-log-deepseek/delivery-accepted" {
+		return nil
+	}
+	data := ev.Data()
+	version, present := data.Get("sessionFormatVersion")
+	if present && !version.IsNull() {
+		if n, ok := version.Number(); !ok || n != 0 {
+			return nil
+		}
+	}
+	if s.header.ParentSession != nil && ev.Seq < s.cut {
+		return nil
+	}
+	if id, ok := data.Field("sessionId").Str(); ok && id == s.header.ID {
+		return nil
+	}
+	return session.FormatErrorf("current-generation delivery marker names the wrong Session")
+}
+
+// checkPayload is dsh's assertReleasedEventPayload with version 0. An event
+// whose type is not a string is looked up the way JavaScript looks up a
+// property, by the type's string form.
+func checkPayload(ev session.Event) error {
+	typ, present := ev.Row.Get("type")
+	if typ.Kind() == jsonv.String {
+		return v2.CheckEventPayload(ev, 0)
+	}
+	spelled := "undefined"
+	if present {
+		spelled = typ.String()
+	}
+	if _, known := v2.V0Disposition(v0.JSString(typ, present)); !known {
+		return session.Unsupportedf("format v0 contains unknown historical event type %s at seq %d; migration refuses unknown historical events even when ignorable", spelled, ev.Seq)
+	}
+	return session.FormatErrorf("released payload validator is missing event %s", spelled)
+}
+
+// messageID returns the message identity an event carries: a user
+// message's own id, or the id of the message in data.message.
+func messageID(ev session.Event) (string, bool) {
+	data := ev.Data()
+	if ev.Type != "user/message" {
+		data = data.Field("message")
+	}
+	if data.Kind() != jsonv.Object {
+		return "", false
+	}
+	return data.Field("id").Str()
+}
