@@ -2,6 +2,7 @@ package jsonv
 
 import (
 	"bytes"
+	"errors"
 	"math"
 	"os"
 	"path/filepath"
@@ -57,6 +58,10 @@ func FuzzParse(f *testing.F) {
 			t.Fatal("Parse changed its input")
 		}
 		if err != nil {
+			var se *SyntaxError
+			if !errors.As(err, &se) || se.Offset < 0 || se.Offset > len(data) {
+				t.Fatalf("error %v is not a SyntaxError inside the input", err)
+			}
 			return
 		}
 		encoded := v.Encode()

@@ -3,14 +3,21 @@ package jsonv
 import (
 	"bytes"
 	"sync/atomic"
+	"unsafe"
 )
 
 // internTable remembers recently decoded short strings, so the keys and the
 // enumeration values ("text", "append", "user/message") a log repeats on
 // every row are not allocated again for each row. It is a fixed-size table
 // indexed by a hash of the bytes: bounded memory, no locks, and a collision
-// or a one-off string costs only an allocation.
-type internTable [4096]atomic.Pointer[string]
+// or a one-off string costs the one allocation it would cost anyway.
+type internTable [4096]atomic.Pointer[interned]
+
+// interned is one string of an internTable, allocated with its bytes.
+type interned struct {
+	s   string // refers to buf, which never changes after it is filled
+	buf [maxInterned]byte
+}
 
 // Keys and values get separate tables, so that one-off values such as ids
 // do not evict the keys, which repeat the most.
@@ -19,19 +26,22 @@ var keyTable, valueTable internTable
 // maxInterned is the longest string kept in an internTable.
 const maxInterned = 32
 
-// get returns body as a string, from the table when it is there.
+// get returns body (at most maxInterned bytes) as a string, from the table
+// when it is there.
 func (t *internTable) get(body []byte) string {
 	h := uint32(2166136261) // FNV-1a
 	for _, c := range body {
 		h = (h ^ uint32(c)) * 16777619
 	}
 	slot := &t[h%uint32(len(t))]
-	if p := slot.Load(); p != nil && *p == string(body) {
-		return *p
+	if e := slot.Load(); e != nil && e.s == string(body) {
+		return e.s
 	}
-	s := string(body)
-	slot.Store(&s)
-	return s
+	e := new(interned)
+	n := copy(e.buf[:], body)
+	e.s = unsafe.String(&e.buf[0], n)
+	slot.Store(e)
+	return e.s
 }
 
 // decodeKey returns the string of an object key's quoted text.

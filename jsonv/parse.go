@@ -20,7 +20,7 @@ const maxText = 1 << 29
 
 // SyntaxError describes JSON text that JSON.parse would refuse.
 type SyntaxError struct {
-	Offset int    // byte offset into the parsed text where the problem was found
+	Offset int    // byte offset into the given text where the problem was found
 	Msg    string // what is wrong, e.g. "unexpected character 'x'"
 }
 
@@ -36,15 +36,19 @@ func Parse(data []byte) (Value, error) {
 	if len(data) > maxText {
 		return Value{}, &SyntaxError{Offset: maxText, Msg: "JSON text longer than 512 MiB"}
 	}
+	text := data
 	if !utf8.Valid(data) {
-		data = ToWellFormed(data)
+		text = ToWellFormed(data)
 	}
 	scratch := nodePool.Get().(*[]node)
-	s := scanner{data: data, nodes: (*scratch)[:0]}
+	s := scanner{data: text, nodes: (*scratch)[:0]}
 	v, err := s.parse()
 	if cap(s.nodes) <= 1<<16 {
 		*scratch = s.nodes[:0]
 		nodePool.Put(scratch)
+	}
+	if se, ok := err.(*SyntaxError); ok && len(text) != len(data) {
+		se.Offset = originalOffset(data, se.Offset)
 	}
 	return v, err
 }

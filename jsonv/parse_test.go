@@ -267,3 +267,25 @@ func TestConcurrentParse(t *testing.T) {
 		}
 	}
 }
+
+func TestSyntaxErrorOffsetWithInvalidUTF8(t *testing.T) {
+	// Offsets count the given bytes, not the text after U+FFFD replacement.
+	tests := []struct {
+		in     string
+		offset int
+	}{
+		{"[\"\xff\", x]", 6},
+		{"[\"\xf0\x90\x80\xff\", x]", 9},
+		{"\"\xff\xff", 3},
+		{"\xff", 0},
+		{"[1,\xe2\x82]", 3},
+		{"[\"é\xff\",]", 7},
+	}
+	for _, tt := range tests {
+		_, err := Parse([]byte(tt.in))
+		var se *SyntaxError
+		if !errors.As(err, &se) || se.Offset != tt.offset {
+			t.Errorf("Parse(%q) = %v, want offset %d", tt.in, err, tt.offset)
+		}
+	}
+}

@@ -34,6 +34,32 @@ func ToWellFormed(b []byte) []byte {
 	return out
 }
 
+// originalOffset maps an offset into ToWellFormed(b) back to b: an offset
+// inside a replacement character maps to the start of what it replaced.
+func originalOffset(b []byte, offset int) int {
+	out := 0
+	for i := 0; i < len(b); {
+		n, width := 1, 1 // bytes read from b, bytes written
+		if c := b[i]; c >= utf8.RuneSelf {
+			n = validPrefix(b[i:])
+			switch {
+			case n > 0 && n == sequenceLength(c):
+				width = n
+			case n == 0:
+				n, width = 1, len("\uFFFD")
+			default:
+				width = len("\uFFFD")
+			}
+		}
+		if out+width > offset {
+			return i
+		}
+		out += width
+		i += n
+	}
+	return len(b)
+}
+
 // sequenceLength is the length a UTF-8 sequence led by c must have, or 0 when
 // c cannot lead one.
 func sequenceLength(c byte) int {
