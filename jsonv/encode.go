@@ -95,8 +95,9 @@ func shortEscape(r rune) byte {
 
 // AppendString appends s quoted as JSON.stringify quotes it: only '"', '\\'
 // and control characters are escaped, plus lone surrogates (held in
-// generalized UTF-8) as lowercase \udxxx. Everything else, U+2028, U+2029 and
-// '<', '>', '&' included, is written raw.
+// generalized UTF-8) as lowercase \udxxx; two that form a pair are written as
+// the one character they make. Everything else, U+2028, U+2029 and '<', '>',
+// '&' included, is written raw.
 func AppendString(dst []byte, s string) []byte {
 	dst = append(dst, '"')
 	start := 0

@@ -7,10 +7,12 @@
 // surrogates survive a round trip, and numbers as float64 written the way
 // Number::toString writes them.
 //
-// Parse is lazy: it validates the whole text once and decodes an array or an
-// object only when it is first looked into. A subtree whose text is already
-// what JSON.stringify would write (dsh's own files always are) is copied back
-// as raw bytes by Append, so untouched payloads cost one scan and a copy.
+// Parse is lazy: it validates the whole text once, noting where each array
+// and object ends, and decodes an array or an object only when it is first
+// looked into, in time proportional to its own members. A subtree whose text
+// is already what JSON.stringify would write (dsh's own files always are) is
+// copied back as raw bytes by Append, so untouched payloads cost one scan and
+// a copy.
 //
 // Values are immutable; With, Without and the constructors return new values.
 // A Value that came from Parse refers to the parsed bytes, which must not
