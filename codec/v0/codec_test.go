@@ -227,8 +227,8 @@ func TestSeqRanges(t *testing.T) {
 		{`[[0,2]]`, 3, "[0,1,2]"},
 		{`[[0,2],4]`, 5, "[0,1,2,4]"},
 		{`[4,5,1,2,3]`, 6, "[4,5,1,2,3]"},
-		{`[1,1]`, 3, "[1,1]"},  // uniqueness is not the codec's concern
-		{`[7]`, 3, "[7]"},      // nor are scalar members past the seq
+		{`[1,1]`, 3, "[1,1]"}, // uniqueness is not the codec's concern
+		{`[7]`, 3, "[7]"},     // nor are scalar members past the seq
 		{`[]`, 0, "[]"},
 		{`"bad"`, 3, "SessionFormatError: sourceEventSeqs must be an array"},
 		{`[0,0]`, 1, "SessionFormatError: sourceEventSeqs exceeds its event seq"},

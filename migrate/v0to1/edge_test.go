@@ -404,7 +404,10 @@ func TestEdgeHeader(t *testing.T) {
 		{"migrate v1", func() error { _, err := e.MigrateHeader(session.Header{Version: 1}); return err }(), "SessionFormatError: expected format v0 header"},
 		{"target v2", e.ValidateTargetHeader(session.Header{Version: 2}), "SessionFormatError: expected format v1 header"},
 		{"target relative cwd", e.ValidateTargetHeader(session.Header{Version: 1, Cwd: session.Str("w")}), "SessionFormatError: format v1 header cwd must be absolute"},
-		{"stage of v1", func() error { _, err := e.NewStage(stage.StageInput{SourceHeader: session.Header{Version: 1}}); return err }(),
+		{"stage of v1", func() error {
+			_, err := e.NewStage(stage.StageInput{SourceHeader: session.Header{Version: 1}})
+			return err
+		}(),
 			"SessionFormatError: expected format v0 header"},
 		{"stage without a cut", func() error {
 			_, err := e.NewStage(stage.StageInput{SourceHeader: session.Header{Version: 0}, SourceCut: -1})
