@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+
+	"github.com/dshlog/dshlog/lease"
 )
 
 // The exit codes of dshlog, the same for every verb.
@@ -121,6 +123,10 @@ func hints(err error) []string {
 		if h, ok := e.(*hintedError); ok {
 			out = append(out, h.hints...)
 		}
+	}
+	var owned *lease.AlreadyOwnedError
+	if errors.As(err, &owned) {
+		out = append(out, owned.Path+" is held: a running dsh (or another dshlog) is writing this session; close it and try again")
 	}
 	var usage *UsageError
 	if errors.As(err, &usage) && usage.Command != "" {

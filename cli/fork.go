@@ -17,6 +17,7 @@ import (
 	"github.com/dshlog/dshlog/codec/v2"
 	"github.com/dshlog/dshlog/codec/v4"
 	"github.com/dshlog/dshlog/fold"
+	"github.com/dshlog/dshlog/lease"
 	"github.com/dshlog/dshlog/migrate"
 	"github.com/dshlog/dshlog/session"
 )
@@ -126,7 +127,7 @@ func publishFork(events *sessionEvents, opts forkOptions, s *streams) error {
 		}
 		return err
 	}
-	return syncDir(dir)
+	return lease.SyncDir(dir)
 }
 
 // writeFork streams the child session to w: its header, the inherited

@@ -15,6 +15,7 @@ import (
 	"github.com/dshlog/dshlog/codec/v4"
 	"github.com/dshlog/dshlog/fold"
 	"github.com/dshlog/dshlog/jsonl"
+	"github.com/dshlog/dshlog/lease"
 	"github.com/dshlog/dshlog/migrate"
 	"github.com/dshlog/dshlog/session"
 )
@@ -70,11 +71,11 @@ func runRepair(opts repairOptions, s *streams) error {
 		return usageErrorf("--append needs a session file, not standard input")
 	}
 	if opts.append {
-		lock, err := lockSession(filepath.Dir(opts.file))
+		held, err := lease.Acquire(filepath.Dir(opts.file), opts.file)
 		if err != nil {
 			return err
 		}
-		defer lock.release()
+		defer held.Release()
 	}
 	var before os.FileInfo
 	if opts.append {

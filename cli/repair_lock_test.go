@@ -33,7 +33,8 @@ func TestRepairAppendRespectsLock(t *testing.T) {
 	}
 	var stdout, stderr bytes.Buffer
 	code := Run([]string{"repair", "--append", log}, nil, &stdout, &stderr)
-	if code != ExitInput || !strings.Contains(stderr.String(), "session.lock: held by another writer") {
+	if code != ExitInput || !strings.Contains(stderr.String(), "is already owned by an active write handle") ||
+		!strings.Contains(stderr.String(), "hint: "+filepath.Join(dir, "session.lock")+" is held") {
 		t.Errorf("exit %d, stderr %q; want exit %d and the lock named", code, stderr.String(), ExitInput)
 	}
 	if now, _ := os.ReadFile(log); !bytes.Equal(now, original) {

@@ -14,6 +14,7 @@ import (
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/dshlog/dshlog/jsonl"
+	"github.com/dshlog/dshlog/lease"
 )
 
 // Published says what Publish did.
@@ -76,11 +77,11 @@ func publish(path string, opts OpenOptions, write bool) (Published, error) {
 	}
 	if write {
 		id, _ := hv.Field("id").Str()
-		lock, err := acquireLock(filepath.Dir(path), id)
+		held, err := lease.Acquire(filepath.Dir(path), id)
 		if err != nil {
 			return out, err
 		}
-		defer lock.release()
+		defer held.Release()
 	}
 	src, err := Open(path, nil, opts)
 	if err != nil {
@@ -140,7 +141,7 @@ func Save(src *Source, path string) (Written, error) {
 		os.Remove(f.Name())
 		return written, err
 	}
-	return written, syncDir(dir)
+	return written, lease.SyncDir(dir)
 }
 
 // stageAndLink writes the migration to a staging file and links it to the
@@ -166,7 +167,7 @@ func stageAndLink(src *Source, target string) (Written, error) {
 		err = os.Link(tmp, target)
 		switch {
 		case err == nil:
-			err = syncDir(dir)
+			err = lease.SyncDir(dir)
 		case errors.Is(err, os.ErrExist):
 			err = acceptExisting(tmp, target)
 		}

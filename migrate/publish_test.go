@@ -3,6 +3,7 @@ package migrate
 import (
 	"bytes"
 	"errors"
+	"github.com/dshlog/dshlog/lease"
 	"os"
 	"path/filepath"
 	"strings"
@@ -168,13 +169,13 @@ func TestPublishRefusalLeavesNothing(t *testing.T) {
 // holds is refused as dsh's SessionAlreadyOwnedError.
 func TestPublishLockHeld(t *testing.T) {
 	src := sessionDir(t, "restored/fs-write/session.v3.jsonl", "session.v3.jsonl")
-	held, err := acquireLock(filepath.Dir(src), "x")
+	held, err := lease.Acquire(filepath.Dir(src), "x")
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer held.release()
+	defer held.Release()
 	_, err = Publish(src, OpenOptions{})
-	var owned *AlreadyOwnedError
+	var owned *lease.AlreadyOwnedError
 	if !errors.As(err, &owned) || err.Error() != `session "00000000-0000-4000-8000-000000000001" is already owned by an active write handle` {
 		t.Errorf("got %v, want SessionAlreadyOwnedError", err)
 	}
