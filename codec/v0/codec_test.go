@@ -209,8 +209,8 @@ func TestChunkRun(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", tc.row, err)
 		}
-		got := "first " + itoa(run.FirstSeq()) + " count " + itoa(run.EventCount()) + " turn " + itoa(run.Turn) +
-			" step " + itoa(run.Step) + " last " + itoa(run.LastSeq) + "@" + itoa(run.LastTime) + " " + run.Stream.String()
+		got := "first " + itoa(run.FirstSeq()) + " count " + itoa(run.EventCount()) + " turn " + itoa(run.Turn()) +
+			" step " + itoa(run.Step()) + " last " + itoa(run.LastSeq()) + "@" + itoa(run.LastTime()) + " " + run.Stream().String()
 		if got != tc.want || run.RunType() != "released-assistant-chunks" {
 			t.Errorf("%s:\n got %s\nwant %s", tc.row, got, tc.want)
 		}

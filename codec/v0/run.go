@@ -14,15 +14,10 @@ const ChunkRunType = "released-assistant-chunks"
 // is and the v1→v2 edge embeds its Stream directly, without ever expanding it
 // into assistant/chunk events.
 type ChunkRun struct {
-	first, count int64
-	// Turn and Step are the coordinates every member chunk carries.
-	Turn, Step int64
-	// LastSeq and LastTime are the seq and time of the last member.
-	LastSeq, LastTime int64
-	// Stream is the row as a v2 embedded stream record, key order as dsh
-	// builds it: {type, time0, index, dt, texts} for text and reasoning,
-	// {type, time0, index, dt, id, name?, args} for tool calls.
-	Stream jsonv.Value
+	first, count      int64
+	turn, step        int64
+	lastSeq, lastTime int64
+	stream            jsonv.Value
 }
 
 // RunType returns ChunkRunType.
@@ -34,19 +29,36 @@ func (r *ChunkRun) FirstSeq() int64 { return r.first }
 // EventCount returns the number of member chunks.
 func (r *ChunkRun) EventCount() int64 { return r.count }
 
+// Turn returns the turn every member chunk carries.
+func (r *ChunkRun) Turn() int64 { return r.turn }
+
+// Step returns the step every member chunk carries.
+func (r *ChunkRun) Step() int64 { return r.step }
+
+// LastSeq returns the seq of the last member.
+func (r *ChunkRun) LastSeq() int64 { return r.lastSeq }
+
+// LastTime returns the time of the last member.
+func (r *ChunkRun) LastTime() int64 { return r.lastTime }
+
+// Stream returns the row as a v2 embedded stream record, key order as dsh
+// builds it: {type, time0, index, dt, texts} for text and reasoning,
+// {type, time0, index, dt, id, name?, args} for tool calls.
+func (r *ChunkRun) Stream() jsonv.Value { return r.stream }
+
 // Expand returns the member assistant/chunk events, as dsh's
 // expandAssistantChunkRun writes them.
 func (r *ChunkRun) Expand() ([]session.Event, error) {
-	tag := r.Stream.Field("type").Text()
-	gaps := r.Stream.Field("dt").Elements()
+	tag := r.stream.Field("type").Text()
+	gaps := r.stream.Field("dt").Elements()
 	payload := "texts"
 	if tag == toolCallChunks {
 		payload = "args"
 	}
-	members := r.Stream.Field(payload).Elements()
-	index := r.Stream.Field("index")
-	name, hasName := r.Stream.Get("name")
-	time, _ := r.Stream.Field("time0").SafeInt()
+	members := r.stream.Field(payload).Elements()
+	index := r.stream.Field("index")
+	name, hasName := r.stream.Get("name")
+	time, _ := r.stream.Field("time0").SafeInt()
 	events := make([]session.Event, len(members))
 	for k, member := range members {
 		if k > 0 {
@@ -69,7 +81,7 @@ func (r *ChunkRun) Expand() ([]session.Event, error) {
 			fields := []jsonv.Member{
 				jsonv.M("type", jsonv.StringValue("tool-call-delta")),
 				jsonv.M("index", index),
-				jsonv.M("id", r.Stream.Field("id")),
+				jsonv.M("id", r.stream.Field("id")),
 			}
 			if hasName {
 				fields = append(fields, jsonv.M("name", name))
@@ -86,8 +98,8 @@ func (r *ChunkRun) Expand() ([]session.Event, error) {
 				jsonv.M("seq", jsonv.IntValue(seq)),
 				jsonv.M("time", jsonv.IntValue(time)),
 				jsonv.M("data", jsonv.ObjectValue(
-					jsonv.M("turn", jsonv.IntValue(r.Turn)),
-					jsonv.M("step", jsonv.IntValue(r.Step)),
+					jsonv.M("turn", jsonv.IntValue(r.turn)),
+					jsonv.M("step", jsonv.IntValue(r.step)),
 					jsonv.M("chunk", chunk),
 				)),
 			),
@@ -189,11 +201,11 @@ func decodePackedRun(row jsonv.Value, tag string, rowIndex int64) (*ChunkRun, er
 	return &ChunkRun{
 		first:    seq0,
 		count:    members,
-		Turn:     turn,
-		Step:     step,
-		LastSeq:  lastSeq,
-		LastTime: lastTime,
-		Stream:   jsonv.ObjectValue(stream...),
+		turn:     turn,
+		step:     step,
+		lastSeq:  lastSeq,
+		lastTime: lastTime,
+		stream:   jsonv.ObjectValue(stream...),
 	}, nil
 }
 

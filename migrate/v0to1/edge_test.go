@@ -58,7 +58,7 @@ func migrateV0(t *testing.T, text string) result {
 	r := result{header: target}
 	emit := func(item stage.Item) error {
 		if run, ok := item.Run.(*v0.ChunkRun); ok {
-			r.lines = append(r.lines, "run "+jsonv.IntValue(run.FirstSeq()).String()+"+"+jsonv.IntValue(run.EventCount()).String()+" "+run.Stream.String())
+			r.lines = append(r.lines, "run "+jsonv.IntValue(run.FirstSeq()).String()+"+"+jsonv.IntValue(run.EventCount()).String()+" "+run.Stream().String())
 			return nil
 		}
 		r.lines = append(r.lines, item.Event.Row.String())
