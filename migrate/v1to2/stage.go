@@ -1,0 +1,284 @@
+package v1to2
+
+import (
+	"github.com/dshlog/dshlog/codec/v2"
+	"github.com/dshlog/dshlog/jsonv"
+	"github.com/dshlog/dshlog/migrate/stage"
+	"github.com/dshlog/dshlog/session"
+)
+
+// edgeStage migrates one v1 session's events, in dsh's streaming order.
+//
+// Memory: the attempt being folded (its compact stream, its chunk seq
+// spans and the events that arrived after its last chunk, until a message,
+// a closer or another attempt settles it) and the seq map, which keeps one
+// entry per run of consecutively numbered events, so it grows with the
+// number of folded attempts and generated events, not with the log.
+type edgeStage struct {
+	header    session.Header
+	decoded   bool
+	sourceCut int64 // the v1 inherited cut
+	seqs      seqMap
+
+	// The legacy turn observation that detects an interrupted turn.
+	turnOpen bool
+	openTurn jsonv.Value // data.turn of the open turn
+	stepOpen bool
+	previous *jsonv.Value // the row of the last observed event; nil after a packed run
+
+	pending   *attempt
+	targetSeq int64
+	targetCut int64   // -1 until the marker is placed
+	lastTime  jsValue // time of the last source event or run
+}
+
+func newStage(in stage.StageInput) *edgeStage {
+	s := &edgeStage{
+		header:    in.SourceHeader,
+		decoded:   in.Decoded,
+		sourceCut: in.SourceCut,
+		targetCut: -1,
+		lastTime:  defined(jsonv.IntValue(in.SourceHeader.CreatedAt)),
+	}
+	if !in.SourceHeader.IsSeeded {
+		s.targetCut = 0
+	}
+	return s
+}
+
+// HeaderCut is unknown: folding chunks changes the cardinality.
+func (s *edgeStage) HeaderCut() int64 { return -1 }
+
+// Transform migrates the next source event, or a packed chunk run.
+func (s *edgeStage) Transform(item stage.Item, emit stage.Emit) error {
+	if item.Run == nil {
+		row := item.Event.Row
+		if typ, ok := row.Field("type").Str(); s.decoded && ok && typ != "assistant/chunk" {
+			if _, known := v2.V0Disposition(typ); known {
+				if err := v2.CheckEventPayload(session.Event{Type: typ, Seq: seqOf(row), Row: row}, 1); err != nil {
+					return err
+				}
+			}
+		}
+		return s.transformEvent(row, emit)
+	}
+	if run, ok := item.Run.(ChunkRun); ok && run.RunType() == RunType {
+		return s.transformRun(run, emit)
+	}
+	events, err := item.Run.Expand()
+	if err != nil {
+		return err
+	}
+	for _, ev := range events {
+		if err := s.transformEvent(ev.Row, emit); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// transformEvent is dsh's per-event pipeline, in its order.
+func (s *edgeStage) transformEvent(row jsonv.Value, emit stage.Emit) error {
+	typ, seq := row.Field("type").Text(), seqOf(row)
+	if typ == "assistant/chunk" {
+		if err := checkChunkEnvelope(row, seq); err != nil {
+			return err
+		}
+	}
+	if _, known := v2.V0Disposition(typ); !known || row.Field("type").Kind() != jsonv.String {
+		return session.Unsupportedf("format v1 contains unknown event type %s at seq %d", stringify(member(row, "type")), seq)
+	}
+	data := row.Field("data")
+	interrupted, isInterrupted := s.interruptedTurn(typ, row)
+	if typ == "turn/start" && s.turnOpen && !isInterrupted {
+		return session.Unsupportedf("turn/start %s does not close the prior turn", stringify(member(data, "turn")))
+	}
+	if err := s.checkDeliveryMarker(typ, seq, data); err != nil {
+		return err
+	}
+	s.observe(typ, row)
+	s.lastTime = member(row, "time")
+	if isInterrupted {
+		if err := s.finishAttempt(emit); err != nil {
+			return err
+		}
+		if err := s.emitGenerated(seq, interrupted, emit); err != nil {
+			return err
+		}
+	}
+	if change, message, ok := splitLegacyGoal(typ, row); ok {
+		// dsh emits both at once, ahead of any attempt still pending.
+		if err := s.emitGenerated(seq, change, emit); err != nil {
+			return err
+		}
+		return s.emitSource(message, emit)
+	}
+	switch typ {
+	case "assistant/chunk":
+		return s.transformChunk(row, emit)
+	case "assistant/message":
+		return s.transformMessage(row, emit)
+	case "turn/end", "step/end", "llm/retry", "llm/retry-started":
+		if err := s.finishAttempt(emit); err != nil {
+			return err
+		}
+		return s.emitSource(row, emit)
+	}
+	if s.pending != nil {
+		s.pending.after = append(s.pending.after, row)
+		return nil
+	}
+	return s.emitSource(row, emit)
+}
+
+// chunkEnvelope lists the members an assistant/chunk row may have.
+var chunkEnvelope = map[string]bool{
+	"type": true, "seq": true, "time": true, "data": true,
+	"ignorable": true, "sourceEventSeqs": true, "surfaceOp": true,
+}
+
+func checkChunkEnvelope(row jsonv.Value, seq int64) error {
+	for _, m := range row.Members() {
+		if !chunkEnvelope[m.Key] {
+			return session.Unsupportedf("assistant/chunk %d has unexpected member %s", seq, m.Key)
+		}
+	}
+	for _, key := range []string{"type", "seq", "time", "data"} {
+		if !row.Has(key) {
+			return session.Unsupportedf("assistant/chunk %d lacks required member %s", seq, key)
+		}
+	}
+	if ig, ok := row.Get("ignorable"); ok && !ig.IsTrue() {
+		return session.Unsupportedf("assistant/chunk %d ignorable must be true when present", seq)
+	}
+	return nil
+}
+
+// interruptedTurn returns the turn/end dsh inserts before a turn/start that
+// follows a next-turn inbox splice while the prior turn is still open
+// between steps: the legacy form of an interrupted turn.
+func (s *edgeStage) interruptedTurn(typ string, row jsonv.Value) (jsonv.Value, bool) {
+	if typ != "turn/start" || !s.turnOpen || s.stepOpen || s.previous == nil {
+		return jsonv.Value{}, false
+	}
+	open, _ := s.openTurn.Number()
+	if turn, ok := row.Field("data").Field("turn").Number(); !ok || turn != open+1 {
+		return jsonv.Value{}, false
+	}
+	if s.previous.Field("type").Text() != "agent/inbox/spliced" {
+		return jsonv.Value{}, false
+	}
+	splice := s.previous.Field("data")
+	inserted := splice.Field("inserted")
+	if splice.Field("target").Text() != "next-turn" || inserted.Kind() != jsonv.Array || inserted.Len() == 0 {
+		return jsonv.Value{}, false
+	}
+	return event("turn/end", seqOf(row), member(row, "time"), jsonv.ObjectValue(
+		jsonv.M("turn", s.openTurn),
+		jsonv.M("reason", jsonv.ObjectValue(jsonv.M("kind", jsonv.StringValue("interrupted")))),
+	)), true
+}
+
+// observe follows turns and steps for interruptedTurn.
+func (s *edgeStage) observe(typ string, row jsonv.Value) {
+	switch typ {
+	case "turn/start":
+		s.turnOpen, s.openTurn, s.stepOpen = true, row.Field("data").Field("turn"), false
+	case "turn/end":
+		s.turnOpen, s.stepOpen = false, false
+	case "step/start":
+		s.stepOpen = true
+	case "step/end":
+		s.stepOpen = false
+	}
+	s.previous = &row
+}
+
+// checkDeliveryMarker refuses a v1 delivery marker of this very generation
+// that names another session, unless it was inherited from the parent.
+func (s *edgeStage) checkDeliveryMarker(typ string, seq int64, data jsonv.Value) error {
+	if typ != "session-log-deepseek/delivery-accepted" {
+		return nil
+	}
+	inherited := s.header.ParentSession != nil && seq < s.sourceCut
+	version, isNumber := data.Field("sessionFormatVersion").Number()
+	if isNumber && version == 1 && !inherited {
+		if id, ok := data.Field("sessionId").Str(); !ok || id != s.header.ID {
+			return session.Unsupportedf("current-generation delivery marker names the wrong Session")
+		}
+	}
+	return nil
+}
+
+// splitLegacyGoal splits a v1 user/message whose source is the legacy goal
+// form (kind goal with the goal change inside) into a goal/change event and
+// the message with a plain goal plugin source.
+func splitLegacyGoal(typ string, row jsonv.Value) (change, message jsonv.Value, ok bool) {
+	if typ != "user/message" {
+		return
+	}
+	data := row.Field("data")
+	source := data.Field("source")
+	c, has := source.Get("change")
+	if source.Field("kind").Text() != "goal" || source.Field("kind").Kind() != jsonv.String || !has {
+		return
+	}
+	change = event("goal/change", seqOf(row), member(row, "time"), c)
+	message = row.With("data", data.With("source", jsonv.ObjectValue(
+		jsonv.M("kind", jsonv.StringValue("plugin")),
+		jsonv.M("plugin", jsonv.StringValue("goal")),
+	)))
+	return change, message, true
+}
+
+// Finish settles a pending attempt and, for a seeded session whose cut lies
+// past every event, appends the inherited end-seed marker. It returns the v2
+// cut.
+func (s *edgeStage) Finish(emit stage.Emit) (int64, error) {
+	if err := s.finishAttempt(emit); err != nil {
+		return 0, err
+	}
+	if s.targetCut < 0 {
+		s.targetCut = s.targetSeq
+		if err := emit(stage.Item{Event: toEvent(marker(s.targetSeq, s.lastTime))}); err != nil {
+			return 0, err
+		}
+		s.targetSeq++
+	}
+	return s.targetCut, nil
+}
+
+// event builds a generated event row {type, seq, time, data}; an undefined
+// time is left out, as JSON would.
+func event(typ string, seq int64, time jsValue, data jsonv.Value) jsonv.Value {
+	members := []jsonv.Member{
+		jsonv.M("type", jsonv.StringValue(typ)),
+		jsonv.M("seq", jsonv.IntValue(seq)),
+	}
+	if time.present {
+		members = append(members, jsonv.M("time", time.v))
+	}
+	return jsonv.ObjectValue(append(members, jsonv.M("data", data))...)
+}
+
+// marker is the inherited end-seed marker at target seq seq.
+func marker(seq int64, time jsValue) jsonv.Value {
+	return event("session/end-seed", seq, time, inheritedData())
+}
+
+func inheritedData() jsonv.Value {
+	return jsonv.ObjectValue(jsonv.M("inherited", jsonv.BoolValue(true)))
+}
+
+// seqOf reads a row's seq, which the v0/v1 codec checked.
+func seqOf(row jsonv.Value) int64 {
+	n, _ := safeInteger(member(row, "seq"))
+	return n
+}
+
+// toEvent wraps a target row as an event.
+func toEvent(row jsonv.Value) session.Event {
+	ev := session.Event{Type: row.Field("type").Text(), Seq: seqOf(row), Row: row}
+	ev.Time, _ = row.Field("time").SafeInt()
+	return ev
+}
