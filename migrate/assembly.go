@@ -3,13 +3,15 @@ package migrate
 import (
 	"github.com/dshlog/dshlog/codec/v3"
 	"github.com/dshlog/dshlog/codec/v4"
+	"github.com/dshlog/dshlog/migrate/v0to1"
+	"github.com/dshlog/dshlog/migrate/v1to2"
 	"github.com/dshlog/dshlog/migrate/v2to3"
 	"github.com/dshlog/dshlog/migrate/v3to4"
 	"github.com/dshlog/dshlog/session"
 )
 
 // oldestVersion is the oldest format this build migrates.
-const oldestVersion = 2
+const oldestVersion = 0
 
 // historicalVersion is the current version of dsh's historical catalog,
 // which reads child sessions for evidence without the v3→v4 edge.
@@ -19,13 +21,13 @@ const historicalVersion = v3.Version
 // parent's child evidence (dsh's createSessionFormatCatalogWithChildren;
 // nil evidence declares no children).
 func newCatalog(children []v3to4.ChildFact) *catalog {
-	chain, err := NewChain(oldestVersion, currentVersion, v4.ValidateHeader, v2to3.Edge{}, v3to4.New(children))
+	chain, err := NewChain(oldestVersion, currentVersion, v4.ValidateHeader, v0to1.Edge{}, v1to2.Edge{}, v2to3.Edge{}, v3to4.New(children))
 	if err != nil {
 		panic(err) // the assembly is static: a failure is a bug of this file
 	}
 	return &catalog{
 		chain:  chain,
-		codecs: map[int]codec{2: v2Codec, 3: v3Codec, 4: v4Codec},
+		codecs: map[int]codec{0: v0Codec, 1: v1Codec, 2: v2Codec, 3: v3Codec, 4: v4Codec},
 		newValidator: func(h session.Header) validator {
 			return v4.NewRestorer(h, v4.KnownEventTypes)
 		},
@@ -35,13 +37,13 @@ func newCatalog(children []v3to4.ChildFact) *catalog {
 // newHistoricalCatalog assembles dsh's historical catalog (current v3),
 // which reads children of generation 3 and older for their evidence.
 func newHistoricalCatalog() *catalog {
-	chain, err := NewChain(oldestVersion, historicalVersion, v3.CheckHeader, v2to3.Edge{})
+	chain, err := NewChain(oldestVersion, historicalVersion, v3.CheckHeader, v0to1.Edge{}, v1to2.Edge{}, v2to3.Edge{})
 	if err != nil {
 		panic(err)
 	}
 	return &catalog{
 		chain:  chain,
-		codecs: map[int]codec{2: v2Codec, 3: v3Codec},
+		codecs: map[int]codec{0: v0Codec, 1: v1Codec, 2: v2Codec, 3: v3Codec},
 		newValidator: func(h session.Header) validator {
 			return v3.NewRestorer(h)
 		},

@@ -28,8 +28,9 @@ func (e *SourceChangedError) Error() string {
 // childFile is a child session found for a parent, with the header it was
 // found by (dsh's indexed header, in current form).
 type childFile struct {
-	path   string
-	header session.Header
+	path    string
+	header  session.Header
+	version int // the stored format version, which names the file in dsh's store
 }
 
 // gatherChildren finds and reads the child evidence of the historical
@@ -71,23 +72,23 @@ func findChildren(path, parentID string, version int, explicit []string) ([]chil
 		seen[abs] = true
 	}
 	var out []childFile
-	add := func(p string, h session.Header) {
+	add := func(p string, h session.Header, v int) {
 		abs, err := filepath.Abs(p)
 		if err != nil || seen[abs] {
 			return
 		}
 		seen[abs] = true
-		out = append(out, childFile{path: p, header: h})
+		out = append(out, childFile{path: p, header: h, version: v})
 	}
 	for _, p := range explicit {
-		h, _, err := indexHeader(p)
+		h, v, err := indexHeader(p)
 		if err != nil {
 			return nil, fmt.Errorf("child %s: %w", p, err)
 		}
 		if !h.IsSubagentOf(parentID) {
 			return nil, fmt.Errorf("child %s: session %s is not a subagent child of %s", p, h.ID, parentID)
 		}
-		add(p, h)
+		add(p, h, v)
 	}
 	if path == "-" {
 		return out, nil
@@ -95,13 +96,13 @@ func findChildren(path, parentID string, version int, explicit []string) ([]chil
 	dir := filepath.Dir(path)
 	for _, p := range snapshotSiblings(dir) {
 		if h, v, err := indexHeader(p); err == nil && v == version && h.IsSubagentOf(parentID) {
-			add(p, h)
+			add(p, h, v)
 		}
 	}
 	if root, ok := storeRoot(dir, parentID); ok {
 		for _, p := range storeSessions(root) {
-			if h, _, err := indexHeader(p); err == nil && h.IsSubagentOf(parentID) {
-				add(p, h)
+			if h, v, err := indexHeader(p); err == nil && h.IsSubagentOf(parentID) {
+				add(p, h, v)
 			}
 		}
 	}
@@ -218,7 +219,7 @@ func highestGeneration(dir string) (string, bool) {
 func readChild(cf childFile, parentID, storeRoot string) (v3to4.ChildFact, error) {
 	sourcePath := cf.path
 	if storeRoot != "" {
-		sourcePath = filepath.Join(storeRoot, projectDirName(cf.header.Cwd), encodeSegment(cf.header.ID), logFilename(cf.header.Version, false))
+		sourcePath = filepath.Join(storeRoot, projectDirName(cf.header.Cwd), encodeSegment(cf.header.ID), logFilename(cf.version, false))
 	}
 	unavailable := v3to4.ChildFact{ChildID: cf.header.ID, ChildCreatedAt: cf.header.CreatedAt, SourcePath: sourcePath}
 	h, reduce, err := restoreChild(cf.path)

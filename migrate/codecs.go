@@ -1,6 +1,7 @@
 package migrate
 
 import (
+	"github.com/dshlog/dshlog/codec/v0"
 	"github.com/dshlog/dshlog/codec/v2"
 	"github.com/dshlog/dshlog/codec/v3"
 	"github.com/dshlog/dshlog/codec/v4"
@@ -78,3 +79,23 @@ var v4Codec = codec{
 		return eventRows{h, v4.NewDecoder(h, recovery)}, nil
 	},
 }
+
+// releasedV0Codec reads the shared v0/v1 layout of the given version.
+func releasedV0Codec(version int) codec {
+	return codec{
+		version: version,
+		decodeHeader: func(hv jsonv.Value) (session.Header, error) {
+			h, _, err := v0.DecodeHeader(hv, version)
+			return h, err
+		},
+		newDecoder: func(hv jsonv.Value, recovery v2.Recovery) (rowDecoder, error) {
+			return v0.NewDecoder(hv, version, recovery)
+		},
+	}
+}
+
+// v0Codec and v1Codec read released formats v0 and v1.
+var (
+	v0Codec = releasedV0Codec(0)
+	v1Codec = releasedV0Codec(1)
+)
