@@ -79,9 +79,14 @@ func (d *Decoder) Decode(row jsonv.Value, emit stage.Emit) error {
 	}
 	if item.Run != nil {
 		d.count += item.Run.EventCount()
-	} else {
-		item.Event.Seq = d.count
-		d.count++
+		return emit(item)
+	}
+	item.Event.Seq = d.count
+	d.count++
+	if ranges, ok := row.Get("sourceEventSeqs"); ok {
+		// Checked by decodeRow; expanded only now that the seq is in place.
+		seqs := expandSeqRanges(ranges, item.Event.Seq)
+		item.Event.Row = row.With("sourceEventSeqs", seqArray(seqs))
 	}
 	return emit(item)
 }
@@ -111,8 +116,9 @@ func decodeRow(row jsonv.Value, rowIndex int64) (stage.Item, error) {
 }
 
 // decodeEvent decodes an event row. The codec checks nothing but its
-// sourceEventSeqs; type, time and data are the edges' business, so an
-// event whose type is not a string has an empty Type.
+// sourceEventSeqs, which Decode expands once the row's seq is known to be
+// in place; type, time and data are the edges' business, so an event whose
+// type is not a string has an empty Type.
 func decodeEvent(row jsonv.Value, rowIndex int64) (session.Event, error) {
 	ev := session.Event{Row: row}
 	ev.Type, _ = row.Field("type").Str()
@@ -122,11 +128,9 @@ func decodeEvent(row jsonv.Value, rowIndex int64) (session.Event, error) {
 		if err != nil {
 			return ev, err
 		}
-		seqs, err := DecodeSeqRanges(ranges, seq)
-		if err != nil {
+		if _, err := checkSeqRanges(ranges, seq); err != nil {
 			return ev, err
 		}
-		ev.Row = row.With("sourceEventSeqs", seqArray(seqs))
 	}
 	return ev, nil
 }

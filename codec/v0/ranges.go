@@ -11,50 +11,76 @@ import (
 // v2 decoder it does not check that members are earlier than seq or unique;
 // payload validation does that later where it applies.
 func DecodeSeqRanges(v jsonv.Value, seq int64) ([]int64, error) {
-	if v.Kind() != jsonv.Array {
-		return nil, session.ErrSeqsNotArray
+	n, err := checkSeqRanges(v, seq)
+	if err != nil {
+		return nil, err
 	}
-	out := make([]int64, 0, v.Len())
-	usedRange := false
+	return expandSeqRanges(v, n), nil
+}
+
+// checkSeqRanges applies every rule of DecodeSeqRanges without expanding
+// the list, so that a row whose seq is out of place costs nothing however
+// large its ranges claim to be, and returns the expanded length.
+func checkSeqRanges(v jsonv.Value, seq int64) (int64, error) {
+	if v.Kind() != jsonv.Array {
+		return 0, session.ErrSeqsNotArray
+	}
+	var length, last int64 = 0, -1
+	usedRange, increasing := false, true
 	for _, entry := range v.Elements() {
 		if entry.Kind() == jsonv.Number {
-			if int64(len(out)) >= seq {
-				return nil, errSeqsExceedSeq
+			if length >= seq {
+				return 0, errSeqsExceedSeq
 			}
 			n, err := Count(entry, "sourceEventSeqs member")
 			if err != nil {
-				return nil, err
+				return 0, err
 			}
-			out = append(out, n)
+			increasing = increasing && n > last
+			length, last = length+1, n
 			continue
 		}
 		if entry.Kind() != jsonv.Array || entry.Len() != 2 {
-			return nil, session.ErrSeqsBadPair
+			return 0, session.ErrSeqsBadPair
 		}
 		start, err := Count(entry.Index(0), "sourceEventSeqs range start")
 		if err != nil {
-			return nil, err
+			return 0, err
 		}
 		end, err := Count(entry.Index(1), "sourceEventSeqs range end")
 		if err != nil {
-			return nil, err
+			return 0, err
 		}
-		if end < start || end-start+1 > seq-int64(len(out)) {
-			return nil, session.ErrSeqsExceed
+		if end < start || end-start+1 > seq-length {
+			return 0, session.ErrSeqsExceed
 		}
+		increasing = increasing && start > last
+		length, last = length+end-start+1, end
+		usedRange = true
+	}
+	if usedRange && !increasing {
+		return 0, session.ErrSeqsNotIncreasing
+	}
+	return length, nil
+}
+
+// expandSeqRanges expands a list that checkSeqRanges accepted; size is the
+// expanded length or a bound of it (the event's seq).
+func expandSeqRanges(v jsonv.Value, size int64) []int64 {
+	out := make([]int64, 0, size)
+	for _, entry := range v.Elements() {
+		if entry.Kind() == jsonv.Number {
+			n, _ := entry.Count()
+			out = append(out, n)
+			continue
+		}
+		start, _ := entry.Index(0).Count()
+		end, _ := entry.Index(1).Count()
 		for s := start; s <= end; s++ {
 			out = append(out, s)
 		}
-		usedRange = true
 	}
-	if usedRange {
-		for i := 1; i < len(out); i++ {
-			if out[i] <= out[i-1] {
-				return nil, session.ErrSeqsNotIncreasing
-			}
-		}
-	}
-	return out, nil
+	return out
 }
 
 var errSeqsExceedSeq = session.FormatErrorf("sourceEventSeqs exceeds its event seq")

@@ -1,0 +1,158 @@
+package v0
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/dshlog/dshlog/codec/v2"
+	"github.com/dshlog/dshlog/jsonl"
+	"github.com/dshlog/dshlog/jsonv"
+	"github.com/dshlog/dshlog/migrate/stage"
+	"github.com/dshlog/dshlog/session"
+)
+
+// decodeAll reads a v0 or v1 session from data (a torn last line is
+// dropped, an unparsable row stops the read) and returns what the decoder
+// accepted written back as rows: events as they are, runs as packed rows.
+// It checks on the way that every run agrees with its own expansion.
+func decodeAll(t *testing.T, data []byte, recovery v2.Recovery) ([]byte, error) {
+	lines := jsonl.NewReader(bytes.NewReader(data), "fuzz")
+	line, err := lines.Next()
+	if err != nil {
+		return nil, err
+	}
+	hv, err := jsonv.Parse(line.Text)
+	if err != nil {
+		return nil, err
+	}
+	version, _ := hv.Field("version").Count()
+	dec, err := NewDecoder(hv, int(version), recovery)
+	if err != nil {
+		return nil, err
+	}
+	out := append(hv.Append(nil), '\n')
+	emit := func(item stage.Item) error {
+		if item.Run == nil {
+			out = append(item.Event.Row.Append(out), '\n')
+			return nil
+		}
+		run := item.Run.(*ChunkRun)
+		checkRun(t, run)
+		out = append(packedRow(run).Append(out), '\n')
+		return nil
+	}
+	for {
+		line, err := lines.Next()
+		if err == io.EOF || (err == nil && line.Torn) {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		row, err := jsonv.Parse(line.Text)
+		if err != nil {
+			return nil, err
+		}
+		if err := dec.Decode(row, emit); err != nil {
+			return nil, err
+		}
+	}
+	if _, err := dec.Finish(emit); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// checkRun compares a run's coordinates with the events it expands to.
+func checkRun(t *testing.T, run *ChunkRun) {
+	events, err := run.Expand()
+	if err != nil || int64(len(events)) != run.EventCount() || len(events) == 0 {
+		t.Fatalf("run of %d expands to %d events (%v)", run.EventCount(), len(events), err)
+	}
+	for k, ev := range events {
+		if ev.Seq != run.FirstSeq()+int64(k) || ev.Type != "assistant/chunk" {
+			t.Fatalf("member %d: %s", k, ev.Row)
+		}
+	}
+	last := events[len(events)-1]
+	if last.Seq != run.LastSeq() || last.Time != run.LastTime() {
+		t.Fatalf("last member %s, run says %d@%d", last.Row, run.LastSeq(), run.LastTime())
+	}
+}
+
+// packedRow writes a run back as the packed row the old writer wrote.
+func packedRow(run *ChunkRun) jsonv.Value {
+	s := run.Stream()
+	data := []jsonv.Member{
+		jsonv.M("turn", jsonv.IntValue(run.Turn())),
+		jsonv.M("step", jsonv.IntValue(run.Step())),
+		jsonv.M("index", s.Field("index")),
+		jsonv.M("dt", s.Field("dt")),
+	}
+	for _, key := range []string{"id", "name", "texts", "args"} {
+		if v, ok := s.Get(key); ok {
+			data = append(data, jsonv.M(key, v))
+		}
+	}
+	return jsonv.ObjectValue(
+		jsonv.M("type", s.Field("type")),
+		jsonv.M("seq0", jsonv.IntValue(run.FirstSeq())),
+		jsonv.M("time0", s.Field("time0")),
+		jsonv.M("data", jsonv.ObjectValue(data...)),
+	)
+}
+
+// FuzzV0Decode feeds arbitrary files through the v0/v1 codec: they must be
+// refused with dsh's typed errors, never panic, every run must agree with
+// its expansion, and what the decoder accepted must decode again to itself.
+func FuzzV0Decode(f *testing.F) {
+	var files []string
+	for _, pattern := range []string{
+		"../../testdata/corpus/restored/*/session.jsonl",
+		"../../testdata/corpus/restored/*/session.[12].jsonl",
+		"../../testdata/corpus/golden/edge/negzero-v0-meta/session.jsonl",
+		"../../testdata/corpus/golden/edge2/v[01]-*/session*.jsonl",
+	} {
+		matches, _ := filepath.Glob(pattern)
+		for _, m := range matches {
+			if filepath.Ext(m) == ".jsonl" && !bytes.HasSuffix([]byte(m), []byte(".v4.jsonl")) {
+				files = append(files, m)
+			}
+		}
+	}
+	if len(files) < 25 {
+		f.Fatalf("found %d seed files", len(files))
+	}
+	for _, file := range files {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		for _, recovery := range []v2.Recovery{v2.Recoverable, v2.Strict} {
+			out, err := decodeAll(t, data, recovery)
+			if err != nil {
+				var r *session.Refusal
+				var syntax *jsonv.SyntaxError
+				var line *jsonl.Error
+				if !errors.As(err, &r) && !errors.As(err, &syntax) && !errors.As(err, &line) && err != io.EOF {
+					t.Fatalf("%s: untyped error %T: %v", recovery, err, err)
+				}
+				continue
+			}
+			again, err := decodeAll(t, out, v2.Strict)
+			if err != nil {
+				t.Fatalf("%s: accepted rows refused on a second read: %v\n%s", recovery, err, out)
+			}
+			if !bytes.Equal(again, out) {
+				t.Fatalf("%s: second read differs:\n%s\n%s", recovery, out, again)
+			}
+		}
+	})
+}
