@@ -39,9 +39,6 @@ func TestGolden(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			if old := oldestInput(t, c); old >= 0 {
-				t.Skip("v0/v1 migration lands with the next issue")
-			}
 			for _, recovery := range []v2.Recovery{v2.Recoverable, v2.Strict} {
 				t.Run(recovery.String(), func(t *testing.T) {
 					checkGolden(t, c, recovery)
@@ -109,18 +106,6 @@ func edgeCases(t *testing.T, dir string) []goldenCase {
 		}
 	}
 	return out
-}
-
-// oldestInput returns the version of the case's input or children when
-// one of them is v0 or v1, else -1.
-func oldestInput(t *testing.T, c goldenCase) int {
-	for _, p := range append([]string{c.input}, c.children...) {
-		_, v, err := readHeaderFile(p)
-		if err == nil && v < 2 {
-			return v
-		}
-	}
-	return -1
 }
 
 func checkGolden(t *testing.T, c goldenCase, recovery v2.Recovery) {
