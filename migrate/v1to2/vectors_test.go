@@ -1,0 +1,168 @@
+package v1to2_test
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/dshlog/dshlog/codec/v0"
+	"github.com/dshlog/dshlog/codec/v2"
+	"github.com/dshlog/dshlog/jsonl"
+	"github.com/dshlog/dshlog/jsonv"
+	"github.com/dshlog/dshlog/migrate"
+	"github.com/dshlog/dshlog/migrate/stage"
+	"github.com/dshlog/dshlog/migrate/v0to1"
+	"github.com/dshlog/dshlog/migrate/v1to2"
+	"github.com/dshlog/dshlog/session"
+)
+
+// TestVectors runs every case of testdata/vectors (the spec's v1→v2
+// vectors, see its README) through the codec and a chain that ends at v2,
+// in both recovery modes, and compares the v2 file, or dsh's refusal text.
+func TestVectors(t *testing.T) {
+	dirs, err := filepath.Glob(filepath.Join("testdata", "vectors", "*"))
+	if err != nil || len(dirs) == 0 {
+		t.Fatalf("no vectors: %v", err)
+	}
+	for _, dir := range dirs {
+		inputs, _ := filepath.Glob(filepath.Join(dir, "session*.jsonl"))
+		var input string
+		for _, in := range inputs {
+			if !strings.HasSuffix(in, ".v2.jsonl") {
+				input = in
+			}
+		}
+		t.Run(filepath.Base(dir), func(t *testing.T) {
+			if input == "" {
+				t.Fatal("no input")
+			}
+			want, wantErr := expectation(t, input)
+			for _, recovery := range []v2.Recovery{v2.Recoverable, v2.Strict} {
+				got, err := migrateToV2(input, recovery)
+				switch {
+				case err != nil && wantErr == "":
+					t.Fatalf("%s: refused: %v", recovery, err)
+				case err != nil:
+					var r *session.Refusal
+					if !errors.As(err, &r) || r.Text() != wantErr {
+						t.Errorf("%s: refusal\n got  %v\n want %s", recovery, err, wantErr)
+					}
+				case wantErr != "":
+					t.Fatalf("%s: migrated, want %s", recovery, wantErr)
+				case !bytes.Equal(got, want):
+					t.Errorf("%s: v2 output\n got\n%s\n want\n%s", recovery, got, want)
+				}
+			}
+		})
+	}
+}
+
+func expectation(t *testing.T, input string) ([]byte, string) {
+	if b, err := os.ReadFile(input + ".v2.jsonl"); err == nil {
+		return b, ""
+	}
+	b, err := os.ReadFile(input + ".error.txt")
+	if err != nil {
+		t.Fatalf("no expectation for %s", input)
+	}
+	return nil, strings.TrimSuffix(string(b), "\n")
+}
+
+// migrateToV2 reads a v0 or v1 file with the released codec and migrates
+// it to v2 through dsh's chain (so refusals are wrapped as dsh wraps them),
+// then writes the v2 file and checks that the v2 codec reads it back with
+// the same inherited cut.
+func migrateToV2(path string, recovery v2.Recovery) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	lines := jsonl.NewReader(f, path)
+	first, err := lines.Next()
+	if err != nil {
+		return nil, err
+	}
+	hv, err := jsonv.Parse(first.Text)
+	if err != nil {
+		return nil, err
+	}
+	version, _ := hv.Field("version").Count()
+	dec, err := v0.NewDecoder(hv, int(version), recovery)
+	if err != nil {
+		return nil, err
+	}
+	edges := []stage.Edge{v0to1.Edge{}, v1to2.Edge{}}[version:]
+	chain, err := migrate.NewChain(int(version), 2, v2.CheckHeader, edges...)
+	if err != nil {
+		return nil, err
+	}
+	var events []session.Event
+	stream, err := chain.NewStream(dec.Header(), dec.HeaderCut(), func(item stage.Item) error {
+		events = append(events, item.Event)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	for {
+		line, err := lines.Next()
+		if err != nil {
+			break
+		}
+		row, err := jsonv.Parse(line.Text)
+		if err != nil {
+			return nil, err
+		}
+		if err := dec.Decode(row, stream.Emit); err != nil {
+			return nil, err
+		}
+	}
+	if _, err := dec.Finish(stream.Emit); err != nil {
+		return nil, err
+	}
+	cut, err := stream.Finish()
+	if err != nil {
+		return nil, err
+	}
+	out, err := v2.EncodeHeader(nil, stream.Header, cut)
+	if err != nil {
+		return nil, err
+	}
+	out = append(out, '\n')
+	for _, ev := range events {
+		out = append(v2.EncodeEvent(out, ev), '\n')
+	}
+	return out, readsBack(out, cut)
+}
+
+// readsBack checks the v2 bytes with the released v2 codec.
+func readsBack(file []byte, cut int64) error {
+	rows := bytes.Split(bytes.TrimSuffix(file, []byte("\n")), []byte("\n"))
+	hv, err := jsonv.Parse(rows[0])
+	if err != nil {
+		return err
+	}
+	h, err := v2.DecodeHeader(hv)
+	if err != nil {
+		return err
+	}
+	dec := v2.NewDecoder(h, v2.Strict)
+	for _, text := range rows[1:] {
+		row, err := jsonv.Parse(text)
+		if err != nil {
+			return err
+		}
+		if _, _, err := dec.Decode(row); err != nil {
+			return err
+		}
+	}
+	got, err := dec.Finish()
+	if err == nil && got != cut {
+		err = errors.New("the v2 file's marker disagrees with the migrated cut")
+	}
+	return err
+}
