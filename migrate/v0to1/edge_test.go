@@ -2,6 +2,8 @@ package v0to1
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -13,9 +15,9 @@ import (
 )
 
 // result is what migrating a v0 text through the codec and the edge gave:
-// one line per emitted item (an event's row, or "run <first>+<count>
-// <stream>" for a forwarded packed run), the target header and cut, or the
-// refusal.
+// one line per emitted item as the v0/v1 writer writes it (an event's row
+// with its sourceEventSeqs range-encoded, a forwarded run as its packed
+// row), the target header and cut, or the refusal.
 type result struct {
 	lines  []string
 	header session.Header
@@ -58,10 +60,10 @@ func migrateV0(t *testing.T, text string) result {
 	r := result{header: target}
 	emit := func(item stage.Item) error {
 		if run, ok := item.Run.(*v0.ChunkRun); ok {
-			r.lines = append(r.lines, "run "+jsonv.IntValue(run.FirstSeq()).String()+"+"+jsonv.IntValue(run.EventCount()).String()+" "+run.Stream().String())
+			r.lines = append(r.lines, packedRow(run))
 			return nil
 		}
-		r.lines = append(r.lines, item.Event.Row.String())
+		r.lines = append(r.lines, string(v2.EncodeEvent(nil, item.Event)))
 		return nil
 	}
 	entry := func(item stage.Item) error { return st.Transform(item, emit) }
@@ -78,6 +80,28 @@ func migrateV0(t *testing.T, text string) result {
 	}
 	r.cut, r.err = st.Finish(emit)
 	return r
+}
+
+// packedRow writes a forwarded run back as the packed row of the old writer.
+func packedRow(run *v0.ChunkRun) string {
+	s := run.Stream()
+	data := []jsonv.Member{
+		jsonv.M("turn", jsonv.IntValue(run.Turn())),
+		jsonv.M("step", jsonv.IntValue(run.Step())),
+		jsonv.M("index", s.Field("index")),
+		jsonv.M("dt", s.Field("dt")),
+	}
+	for _, key := range []string{"id", "name", "texts", "args"} {
+		if v, ok := s.Get(key); ok {
+			data = append(data, jsonv.M(key, v))
+		}
+	}
+	return jsonv.ObjectValue(
+		jsonv.M("type", s.Field("type")),
+		jsonv.M("seq0", jsonv.IntValue(run.FirstSeq())),
+		jsonv.M("time0", s.Field("time0")),
+		jsonv.M("data", jsonv.ObjectValue(data...)),
+	).String()
 }
 
 func parse(t testing.TB, s string) jsonv.Value {
@@ -114,10 +138,8 @@ func TestVectors(t *testing.T) {
 			`{"type":"turn/start","seq":0,"time":2,"data":{"turn":1}}`,
 			`{"type":"step/start","seq":1,"time":3,"data":{"turn":1,"step":1}}`,
 			`{"type":"text-chunks","seq0":2,"time0":4,"data":{"turn":1,"step":1,"index":0,"dt":[1,1],"texts":["a","b","c"]}}`,
-			`=> run 2+3 {"type":"text-chunks","time0":4,"index":0,"dt":[1,1],"texts":["a","b","c"]}`,
 			`{"type":"assistant/chunk","seq":5,"time":7,"data":{"turn":1,"step":1,"chunk":{"type":"finish","reason":{"kind":"stop"}}}}`,
 			`{"type":"assistant/message","seq":6,"time":8,"data":{"turn":1,"step":1,"message":{"id":"a","role":"assistant","content":[{"type":"text","text":"abc"}],` + modelSrc + `}},"sourceEventSeqs":[[2,5]],"surfaceOp":"append"}`,
-			`=> {"type":"assistant/message","seq":6,"time":8,"data":{"turn":1,"step":1,"message":{"id":"a","role":"assistant","content":[{"type":"text","text":"abc"}],` + modelSrc + `}},"sourceEventSeqs":[2,3,4,5],"surfaceOp":"append"}`,
 		}},
 		{name: "legacy messages", id: "legacy", rows: []string{
 			`{"type":"turn/start","seq":0,"time":1,"data":{"turn":1}}`,
@@ -418,5 +440,44 @@ func TestEdgeHeader(t *testing.T) {
 		if got := (result{err: c.err}).text(); got != c.want {
 			t.Errorf("%s: got %q, want %q", c.name, got, c.want)
 		}
+	}
+}
+
+// TestCanonicalIdentity checks dsh's README promise on every v0 file of the
+// corpus: a canonical v0 log migrates to v1 unchanged in every event, packed
+// rows stay packed, only the header version moves.
+func TestCanonicalIdentity(t *testing.T) {
+	files, err := filepath.Glob("../../testdata/corpus/restored/*/session*.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	checked := 0
+	for _, file := range files {
+		if strings.Contains(filepath.Base(file), ".v") {
+			continue // a later format
+		}
+		data, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
+		r := migrateV0(t, string(data))
+		if r.err != nil {
+			t.Errorf("%s: refused: %s", file, r.text())
+			continue
+		}
+		if len(r.lines) != len(lines)-1 {
+			t.Errorf("%s: %d items for %d rows", file, len(r.lines), len(lines)-1)
+			continue
+		}
+		for i, got := range r.lines {
+			if got != lines[i+1] {
+				t.Errorf("%s row %d:\n got %s\nwant %s", file, i, got, lines[i+1])
+			}
+		}
+		checked++
+	}
+	if checked < 10 {
+		t.Errorf("checked %d v0 corpus files, want 10", checked)
 	}
 }
