@@ -1,6 +1,7 @@
 package v1to2
 
 import (
+	"github.com/dshlog/dshlog/codec/v0"
 	"github.com/dshlog/dshlog/codec/v2"
 	"github.com/dshlog/dshlog/jsonv"
 	"github.com/dshlog/dshlog/migrate/stage"
@@ -53,11 +54,9 @@ func (s *edgeStage) HeaderCut() int64 { return -1 }
 func (s *edgeStage) Transform(item stage.Item, emit stage.Emit) error {
 	if item.Run == nil {
 		row := item.Event.Row
-		if typ, ok := row.Field("type").Str(); s.decoded && ok && typ != "assistant/chunk" {
-			if _, known := v2.V0Disposition(typ); known {
-				if err := v2.CheckEventPayload(session.Event{Type: typ, Seq: seqOf(row), Row: row}, 1); err != nil {
-					return err
-				}
+		if s.decoded && row.Field("type").Text() != "assistant/chunk" {
+			if err := checkPayload(row); err != nil {
+				return err
 			}
 		}
 		return s.transformEvent(row, emit)
@@ -85,7 +84,7 @@ func (s *edgeStage) transformEvent(row jsonv.Value, emit stage.Emit) error {
 			return err
 		}
 	}
-	if _, known := v2.V0Disposition(typ); !known || row.Field("type").Kind() != jsonv.String {
+	if _, known := v2.V0Disposition(jsString(member(row, "type"))); !known {
 		return session.Unsupportedf("format v1 contains unknown event type %s at seq %d", stringify(member(row, "type")), seq)
 	}
 	data := row.Field("data")
@@ -129,6 +128,39 @@ func (s *edgeStage) transformEvent(row jsonv.Value, emit stage.Emit) error {
 		return nil
 	}
 	return s.emitSource(row, emit)
+}
+
+// checkPayload is dsh's assertReleasedEventPayload with version 1, run on
+// every decoded v1 event of a type in the released inventory. JavaScript
+// looks the type up by its string form, so a type like ["turn/end"] is
+// found: its data members are checked, and then no payload rule matches.
+func checkPayload(row jsonv.Value) error {
+	typ := member(row, "type")
+	d, known := v2.V0Disposition(jsString(typ))
+	if !known {
+		return nil
+	}
+	seq := seqOf(row)
+	if name, ok := typ.v.Str(); ok {
+		return v2.CheckEventPayload(session.Event{Type: name, Seq: seq, Row: row}, 1)
+	}
+	label := jsString(typ) + " " + itoa(seq) + " data"
+	data := row.Field("data")
+	if err := v0.Record(data, label); err != nil {
+		return err
+	}
+	if d.Inherited {
+		return session.FormatErrorf("required is not iterable (cannot read property Symbol(Symbol.iterator))")
+	}
+	if err := v0.ExactMembers(data, label, d.Required, d.Optional); err != nil {
+		return err
+	}
+	for _, key := range d.Opaque {
+		if v, ok := data.Get(key); ok && !v2.IsLossless(v) {
+			return session.FormatErrorf("%s %s opaque %s is not lossless JSON", jsString(typ), itoa(seq), key)
+		}
+	}
+	return session.FormatErrorf("released payload validator is missing event %s", stringify(typ))
 }
 
 // chunkEnvelope lists the members an assistant/chunk row may have.

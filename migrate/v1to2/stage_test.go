@@ -366,6 +366,15 @@ func TestRefusals(t *testing.T) {
 			js, "tool-call-delta argumentsDelta must be a string"},
 		{"decoded payload", harness{decoded: true}, []input{ev(`{"type":"turn/start","seq":0,"time":1,"data":{"turn":1,"postReleaseMember":true}}`)},
 			session.ClassFormat, `turn/start 0 data has unexpected member "postReleaseMember"`},
+		{"decoded type named through its string form", harness{decoded: true}, []input{ev(`{"type":["turn/end"],"seq":0,"time":1,"data":{"turn":1,"reason":{}}}`)},
+			session.ClassFormat, `released payload validator is missing event ["turn/end"]`},
+		{"decoded type named through its string form, members checked", harness{decoded: true}, []input{ev(`{"type":[["turn/end"]],"seq":0,"time":1,"data":{"turn":1}}`)},
+			session.ClassFormat, `turn/end 0 data lacks required member "reason"`},
+		{"decoded type named through its string form, opaque members checked", harness{decoded: true}, []input{
+			ev(`{"type":["tool/result"],"seq":0,"time":1,"data":{"turn":1,"step":1,"message":{},"meta":{"a":-0}}}`),
+		}, session.ClassFormat, "tool/result 0 opaque meta is not lossless JSON"},
+		{"decoded type whose string form is unknown", harness{decoded: true}, []input{ev(`{"type":[5],"seq":0,"time":1,"data":{}}`)},
+			unsupported, `format v1 contains unknown event type [5] at seq 0`},
 		{"decoded inherited property name", harness{decoded: true}, []input{ev(`{"type":"constructor","seq":0,"time":1,"data":{}}`)},
 			session.ClassFormat, "required is not iterable (cannot read property Symbol(Symbol.iterator))"},
 	}
