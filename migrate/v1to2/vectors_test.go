@@ -3,6 +3,7 @@ package v1to2_test
 import (
 	"bytes"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -40,8 +41,12 @@ func TestVectors(t *testing.T) {
 				t.Fatal("no input")
 			}
 			want, wantErr := expectation(t, input)
+			data, err := os.ReadFile(input)
+			if err != nil {
+				t.Fatal(err)
+			}
 			for _, recovery := range []v2.Recovery{v2.Recoverable, v2.Strict} {
-				got, err := migrateToV2(input, recovery)
+				got, err := migrateToV2(data, recovery, false)
 				switch {
 				case err != nil && wantErr == "":
 					t.Fatalf("%s: refused: %v", recovery, err)
@@ -71,17 +76,15 @@ func expectation(t *testing.T, input string) ([]byte, string) {
 	return nil, strings.TrimSuffix(string(b), "\n")
 }
 
-// migrateToV2 reads a v0 or v1 file with the released codec and migrates
-// it to v2 through dsh's chain (so refusals are wrapped as dsh wraps them),
-// then writes the v2 file and checks that the v2 codec reads it back with
-// the same inherited cut.
-func migrateToV2(path string, recovery v2.Recovery) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	lines := jsonl.NewReader(f, path)
+var errNotV0V1 = errors.New("not a v0 or v1 session")
+
+// migrateToV2 reads a v0 or v1 session with the released codec and
+// migrates it to v2 through dsh's chain (so refusals are wrapped as dsh
+// wraps them), then writes the v2 file and checks that the v2 codec reads it
+// back with the same inherited cut. With expand, packed chunk rows reach the
+// edges as single assistant/chunk events instead of compact runs.
+func migrateToV2(data []byte, recovery v2.Recovery, expand bool) ([]byte, error) {
+	lines := jsonl.NewReader(bytes.NewReader(data), "session")
 	first, err := lines.Next()
 	if err != nil {
 		return nil, err
@@ -91,6 +94,9 @@ func migrateToV2(path string, recovery v2.Recovery) ([]byte, error) {
 		return nil, err
 	}
 	version, _ := hv.Field("version").Count()
+	if version > 1 {
+		return nil, errNotV0V1
+	}
 	dec, err := v0.NewDecoder(hv, int(version), recovery)
 	if err != nil {
 		return nil, err
@@ -108,20 +114,41 @@ func migrateToV2(path string, recovery v2.Recovery) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	entry := stream.Emit
+	if expand {
+		entry = func(item stage.Item) error {
+			if item.Run == nil {
+				return stream.Emit(item)
+			}
+			members, err := item.Run.Expand()
+			if err != nil {
+				return err
+			}
+			for _, ev := range members {
+				if err := stream.Emit(stage.Item{Event: ev}); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}
 	for {
 		line, err := lines.Next()
-		if err != nil {
+		if err == io.EOF || (err == nil && line.Torn) {
 			break
+		}
+		if err != nil {
+			return nil, err
 		}
 		row, err := jsonv.Parse(line.Text)
 		if err != nil {
 			return nil, err
 		}
-		if err := dec.Decode(row, stream.Emit); err != nil {
+		if err := dec.Decode(row, entry); err != nil {
 			return nil, err
 		}
 	}
-	if _, err := dec.Finish(stream.Emit); err != nil {
+	if _, err := dec.Finish(entry); err != nil {
 		return nil, err
 	}
 	cut, err := stream.Finish()
