@@ -76,6 +76,9 @@ func Open(path string, stdin io.Reader, opts OpenOptions) (*Source, error) {
 
 // Close releases the file.
 func (s *Source) Close() error {
+	if s.Reader != nil {
+		s.Reader.close()
+	}
 	var first error
 	for i := len(s.closers) - 1; i >= 0; i-- {
 		if err := s.closers[i].Close(); err != nil && first == nil {

@@ -43,6 +43,7 @@ type Reader struct {
 	Snapshot bool
 
 	lines   *jsonl.Reader
+	ahead   *readAhead // reads and parses lines from lines once the body is read
 	restore *restore
 	pending []session.Event
 	next    int   // index of the next pending event to hand out
@@ -142,7 +143,11 @@ func (r *Reader) Next() (session.Event, error) {
 		if err := r.fill(); err != nil {
 			r.done = true
 			r.pending = r.pending[:0]
+			r.close()
 			return session.Event{}, err
+		}
+		if r.done {
+			r.close()
 		}
 	}
 	ev := r.pending[r.next]
@@ -155,7 +160,10 @@ func (r *Reader) Next() (session.Event, error) {
 // of dsh's JSONL row reader: a torn last line is dropped, an unparsable row
 // withholds every later one and is fatal if a turn/end follows.
 func (r *Reader) fill() error {
-	line, err := r.lines.Next()
+	if r.ahead == nil {
+		r.ahead = startReadAhead(r.lines)
+	}
+	line, err := r.ahead.line()
 	if err == io.EOF {
 		return r.finish()
 	}
@@ -166,7 +174,7 @@ func (r *Reader) fill() error {
 		r.torn = true
 		return r.finish()
 	}
-	row, err := jsonv.Parse(line.Text)
+	row, err := line.row, line.err
 	if err != nil {
 		if r.issue == nil {
 			r.issue = &jsonl.Error{File: r.lines.Name(), Line: line.Num, Column: syntaxColumn(err),
@@ -201,6 +209,13 @@ func (r *Reader) finish() error {
 	}
 	r.cut = cut
 	return nil
+}
+
+// close stops reading ahead; the Reader returns no further line.
+func (r *Reader) close() {
+	if r.ahead != nil {
+		r.ahead.close()
+	}
 }
 
 // Cut returns the inherited event count; valid after Next returned io.EOF.
