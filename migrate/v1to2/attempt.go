@@ -130,7 +130,7 @@ func (s *edgeStage) transformMessage(row jsonv.Value, emit stage.Emit) error {
 		}
 		return s.emitSource(withStream(row, nil), emit)
 	}
-	list := expanded(sources)
+	list := sources.Elements()
 	if len(list) == 0 {
 		if err := s.finishAttempt(emit); err != nil {
 			return err
@@ -148,22 +148,6 @@ func (s *edgeStage) transformMessage(row jsonv.Value, emit stage.Emit) error {
 	}
 	s.pending = nil
 	return s.emitSource(withStream(row, p.stream), emit)
-}
-
-// expanded returns a sourceEventSeqs list with any [start, end] range the
-// codec left compressed written out.
-func expanded(sources jsonv.Value) []jsonv.Value {
-	for _, e := range sources.Elements() {
-		if e.Kind() == jsonv.Array {
-			seqs := session.ExpandSeqRanges(sources)
-			out := make([]jsonv.Value, len(seqs))
-			for i, n := range seqs {
-				out[i] = jsonv.IntValue(n)
-			}
-			return out
-		}
-	}
-	return sources.Elements()
 }
 
 // withStream is the v2 message: no sourceEventSeqs, and the stream as the

@@ -19,13 +19,10 @@ import (
 // Name is dsh's package name for the edge, which prefixes its refusals.
 const Name = "@deepseek-ai/dsh-session-format-v1-to-v2"
 
-// RunType names the compact run of a v0/v1 packed chunk row, which this
-// edge embeds without expanding it.
-const RunType = "released-assistant-chunks"
-
-// ChunkRun is a packed v0/v1 assistant chunk row as its codec emits it
-// (dsh's ReleasedAssistantChunkRun): consecutive assistant/chunk deltas of
-// one block of one step, already in the shape of a v2 stream record.
+// ChunkRun is a packed v0/v1 assistant chunk row as its codec emits it, a
+// run of type v0.ChunkRunType (dsh's ReleasedAssistantChunkRun):
+// consecutive assistant/chunk deltas of one block of one step, already in
+// the shape of a v2 stream record. The edge embeds it without expanding it.
 type ChunkRun interface {
 	stage.Run
 	// Turn and Step are the coordinates every member shares.

@@ -61,7 +61,7 @@ func TestRemapKeyOrder(t *testing.T) {
 	rows, _, err := harness{}.feed(
 		ev(`{"type":"turn/start","seq":0,"time":1,"data":{"turn":1}}`),
 		chunk(1, "2", stop),
-		ev(`{"surfaceOp":{"end":0,"op":"replace","start":0,"x":1},"type":"user/message","sourceEventSeqs":[[0,0]],"seq":2,"ignorable":true,"time":3,"data":{}}`),
+		ev(`{"surfaceOp":{"end":0,"op":"replace","start":0,"x":1},"type":"user/message","sourceEventSeqs":[0],"seq":2,"ignorable":true,"time":3,"data":{}}`),
 		ev(`{"type":"compaction/summary","seq":3,"time":4,"data":{"shadowedSeqs":[2],"x":1,"shadowedRange":{"end":2,"start":2,"y":0}}}`),
 		ev(`{"type":"command/done","seq":4,"time":5,"data":{"sourceEventSeq":3,"kind":"success"}}`),
 	)

@@ -71,16 +71,11 @@ func (s *edgeStage) remap(row jsonv.Value, targetSeq int64) (jsonv.Value, error)
 	label := typ + " " + itoa(seq)
 	var tail []jsonv.Member
 	if v, ok := row.Get("sourceEventSeqs"); ok {
-		seqs := session.ExpandSeqRanges(v)
-		mapped := make([]jsonv.Value, len(seqs))
-		for i, n := range seqs {
-			t, err := s.mapOne(defined(jsonv.IntValue(n)), label+" sources")
-			if err != nil {
-				return row, err
-			}
-			mapped[i] = jsonv.IntValue(t)
+		mapped, err := s.mapList(v, label+" sources")
+		if err != nil {
+			return row, err
 		}
-		tail = append(tail, jsonv.M("sourceEventSeqs", jsonv.ArrayValue(mapped...)))
+		tail = append(tail, jsonv.M("sourceEventSeqs", mapped))
 	}
 	if op, ok := row.Get("surfaceOp"); ok {
 		if text, isString := op.Str(); !isString || text != "append" {
@@ -164,8 +159,8 @@ func (s *edgeStage) remapData(typ, label string, data jsonv.Value) (jsonv.Value,
 	return data, nil
 }
 
-// mapList maps every seq of a reference list (checked by the payload
-// rules before this edge).
+// mapList maps every seq of a reference list (the codec expanded
+// sourceEventSeqs; the payload rules checked the lists inside data).
 func (s *edgeStage) mapList(list jsonv.Value, label string) (jsonv.Value, error) {
 	elems := list.Elements()
 	out := make([]jsonv.Value, len(elems))

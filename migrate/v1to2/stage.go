@@ -61,7 +61,7 @@ func (s *edgeStage) Transform(item stage.Item, emit stage.Emit) error {
 		}
 		return s.transformEvent(row, emit)
 	}
-	if run, ok := item.Run.(ChunkRun); ok && run.RunType() == RunType {
+	if run, ok := item.Run.(ChunkRun); ok && run.RunType() == v0.ChunkRunType {
 		return s.transformRun(run, emit)
 	}
 	events, err := item.Run.Expand()
@@ -252,7 +252,7 @@ func splitLegacyGoal(typ string, row jsonv.Value) (change, message jsonv.Value, 
 	data := row.Field("data")
 	source := data.Field("source")
 	c, has := source.Get("change")
-	if source.Field("kind").Text() != "goal" || source.Field("kind").Kind() != jsonv.String || !has {
+	if source.Field("kind").Text() != "goal" || !has {
 		return
 	}
 	change = event("goal/change", seqOf(row), member(row, "time"), c)

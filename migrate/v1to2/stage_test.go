@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dshlog/dshlog/codec/v0"
 	"github.com/dshlog/dshlog/jsonv"
 	"github.com/dshlog/dshlog/migrate/stage"
 	"github.com/dshlog/dshlog/session"
@@ -16,7 +17,7 @@ type packed struct {
 	stream                             string
 }
 
-func (p packed) RunType() string     { return RunType }
+func (p packed) RunType() string     { return v0.ChunkRunType }
 func (p packed) FirstSeq() int64     { return p.first }
 func (p packed) EventCount() int64   { return max(p.count, 1) }
 func (p packed) Turn() int64         { return max(p.turn, 1) }
