@@ -130,7 +130,7 @@ func (c *catalog) readHeader(hv jsonv.Value) HeaderInfo {
 // inspectSessionFormatVersion does.
 func inspectVersion(hv jsonv.Value) (int, error) {
 	if hv.Kind() != jsonv.Object {
-		return 0, session.FormatErrorf("Session header must be an object")
+		return 0, session.FormatErrorf("Session header must be a JSON object")
 	}
 	v, ok := hv.Field("version").Count()
 	if !ok {

@@ -297,7 +297,7 @@ func TestReadHeader(t *testing.T) {
 		{`{"type":"session","version":0,"id":"a"}`, StatusMalformed, 0, `SessionFormatError: released v0 physical header lacks required member "createdAt"`},
 		{`{"type":"session","version":3,"id":"a","createdAt":1,"cwd":"rel","isSeeded":false,"delegationDepth":0}`, StatusMalformed, 3, "SessionFormatError: format v2 header cwd must be absolute"},
 		{`{"type":"session","version":-1}`, StatusMalformed, -1, "SessionFormatError: Session format version must be a non-negative safe integer"},
-		{`[4]`, StatusMalformed, -1, "SessionFormatError: Session header must be an object"},
+		{`[4]`, StatusMalformed, -1, "SessionFormatError: Session header must be a JSON object"},
 	}
 	for _, tt := range tests {
 		hv, err := jsonv.Parse([]byte(tt.header))
