@@ -1,6 +1,9 @@
 package session
 
 import (
+	"cmp"
+	"slices"
+
 	"github.com/dshlog/dshlog/jsonv"
 )
 
@@ -17,54 +20,87 @@ var (
 )
 
 // DecodeSeqRanges expands a physical sourceEventSeqs list of the event at seq
-// and checks it as dsh's v2 codec does (shared by v3 and v4): members are
-// counts or [start, end] pairs, all earlier than seq and unique, strictly
-// increasing when a range was used.
+// after CheckSeqRanges accepted it.
 func DecodeSeqRanges(v jsonv.Value, seq int64) ([]int64, error) {
-	if v.Kind() != jsonv.Array {
-		return nil, ErrSeqsNotArray
+	if err := CheckSeqRanges(v, seq); err != nil {
+		return nil, err
 	}
-	out := make([]int64, 0, v.Len())
+	return ExpandSeqRanges(v), nil
+}
+
+// CheckSeqRanges checks a physical sourceEventSeqs list of the event at seq
+// as dsh's v2 codec does (shared by v3 and v4): members are counts or
+// [start, end] pairs, all earlier than seq and unique, strictly increasing
+// when a range was used. It works on the members as intervals and never
+// expands them, so a row claiming an enormous range costs nothing.
+func CheckSeqRanges(v jsonv.Value, seq int64) error {
+	if v.Kind() != jsonv.Array {
+		return ErrSeqsNotArray
+	}
+	spans := make([]seqSpan, 0, v.Len())
+	var length int64
 	usedRange := false
 	for _, member := range v.Elements() {
 		if member.Kind() != jsonv.Array {
 			n, ok := member.Count()
 			if !ok {
-				return nil, errMemberNotCount
+				return errMemberNotCount
 			}
-			out = append(out, n)
+			spans = append(spans, seqSpan{n, n})
+			length++
 			continue
 		}
 		if member.Len() != 2 {
-			return nil, ErrSeqsBadPair
+			return ErrSeqsBadPair
 		}
 		start, ok := member.Index(0).Count()
 		if !ok {
-			return nil, errStartNotCount
+			return errStartNotCount
 		}
 		end, ok := member.Index(1).Count()
 		if !ok {
-			return nil, errEndNotCount
+			return errEndNotCount
 		}
-		if end < start || end >= seq || end-start+1 > seq-int64(len(out)) {
-			return nil, ErrSeqsExceed
+		if end < start || end >= seq || end-start+1 > seq-length {
+			return ErrSeqsExceed
 		}
+		spans = append(spans, seqSpan{start, end})
+		length += end - start + 1
 		usedRange = true
-		for s := start; s <= end; s++ {
-			out = append(out, s)
+	}
+	increasing := true
+	for i, span := range spans {
+		if span.end >= seq {
+			return ErrSeqsNotUnique
+		}
+		increasing = increasing && (i == 0 || span.start > spans[i-1].end)
+	}
+	if increasing {
+		return nil
+	}
+	if overlapping(spans) {
+		return ErrSeqsNotUnique
+	}
+	if usedRange {
+		return ErrSeqsNotIncreasing
+	}
+	return nil
+}
+
+// seqSpan is one member of a sourceEventSeqs list: a range, or a single seq
+// with start == end.
+type seqSpan struct{ start, end int64 }
+
+// overlapping reports whether any two spans share a seq.
+func overlapping(spans []seqSpan) bool {
+	sorted := slices.Clone(spans)
+	slices.SortFunc(sorted, func(a, b seqSpan) int { return cmp.Compare(a.start, b.start) })
+	for i := 1; i < len(sorted); i++ {
+		if sorted[i].start <= sorted[i-1].end {
+			return true
 		}
 	}
-	seen := make(map[int64]struct{}, len(out))
-	for _, s := range out {
-		if _, dup := seen[s]; dup || s >= seq {
-			return nil, ErrSeqsNotUnique
-		}
-		seen[s] = struct{}{}
-	}
-	if usedRange && !strictlyIncreasing(out) {
-		return nil, ErrSeqsNotIncreasing
-	}
-	return out, nil
+	return false
 }
 
 // ExpandSeqRanges expands ranges without checking them; non-count members

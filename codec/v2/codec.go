@@ -145,7 +145,7 @@ func DecodeEvent(row jsonv.Value, rowIndex int64) (session.Event, error) {
 		if !isCount {
 			return session.Event{}, session.FormatErrorf("released v2 row %d seq must be a non-negative safe integer", rowIndex)
 		}
-		if _, err := session.DecodeSeqRanges(ranges, seq); err != nil {
+		if err := session.CheckSeqRanges(ranges, seq); err != nil {
 			return session.Event{}, err
 		}
 	}
