@@ -1,0 +1,82 @@
+package jsonv
+
+import "testing"
+
+func TestPeek(t *testing.T) {
+	tests := []struct {
+		name, in, key string
+		want          string // the value's JSON, "" when absent
+	}{
+		{"first member", `{"type":"text","text":"long"}`, "type", `"text"`},
+		{"later member", `{"type":"text","text":"long"}`, "text", `"long"`},
+		{"absent", `{"type":"text"}`, "text", ""},
+		{"empty object", `{}`, "a", ""},
+		{"steps over containers", `{"a":[1,{"b":2}],"c":{"d":[3]},"e":4}`, "e", `4`},
+		{"a container after containers", `{"a":[1,{"b":2}],"c":{"d":[3]},"e":4}`, "c", `{"d":[3]}`},
+		{"an array member", `{"a":[1,{"b":2}],"c":{"d":[3]}}`, "a", `[1,{"b":2}]`},
+		{"repeated key: last value", `{"a":1,"b":2,"a":3}`, "a", `3`},
+		{"repeated container key", `{"a":{"x":1},"a":{"y":2},"b":[]}`, "a", `{"y":2}`},
+		{"index keys", `{"b":1,"2":"two","1":"one"}`, "1", `"one"`},
+		{"escaped key", `{"a\u0062":1,"c":2}`, "ab", `1`},
+		{"escaped key does not match its raw text", `{"a\nb":1}`, `a\nb`, ""},
+		{"escaped key matches its decoded text", `{"a\nb":1}`, "a\nb", `1`},
+		{"white space", ` { "a" : 1 , "b" : [ 2 ] } `, "b", `[2]`},
+		{"escaped string value", `{"a":"x\"y"}`, "a", `"x\"y"`},
+		{"not an object", `[1,2]`, "a", ""},
+		{"a scalar", `"a"`, "a", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			v := mustParse(t, tt.in)
+			got, ok := v.Peek(tt.key)
+			want, wantOK := v.Get(tt.key) // decodes v: Get is the reference
+			if ok != wantOK || got.String() != want.String() {
+				t.Fatalf("Peek(%q) = %s, %v; Get gives %s, %v", tt.key, got, ok, want, wantOK)
+			}
+			if (tt.want != "") != ok || (ok && got.String() != tt.want) {
+				t.Errorf("Peek(%q) = %s, %v; want %s", tt.key, got, ok, tt.want)
+			}
+			again, ok := v.Peek(tt.key) // on the decoded object
+			if (tt.want != "") != ok || (ok && again.String() != tt.want) {
+				t.Errorf("Peek(%q) after Get = %s, %v; want %s", tt.key, again, ok, tt.want)
+			}
+		})
+	}
+}
+
+func TestPeekBuiltAndChanged(t *testing.T) {
+	v := ObjectValue(M("a", IntValue(1)))
+	if got, ok := v.Peek("a"); !ok || got.String() != "1" {
+		t.Errorf("Peek on a built object = %s, %v", got, ok)
+	}
+	w := mustParse(t, `{"a":1,"b":{"c":2}}`).With("a", StringValue("x"))
+	if got, ok := w.Peek("a"); !ok || got.String() != `"x"` {
+		t.Errorf("Peek on a changed object = %s, %v", got, ok)
+	}
+	if got, ok := w.Field("b").Peek("c"); !ok || got.String() != "2" {
+		t.Errorf("Peek into a kept subtree = %s, %v", got, ok)
+	}
+}
+
+func TestPeekDoesNotDecode(t *testing.T) {
+	v := mustParse(t, `{"type":"text","text":"a long text"}`)
+	if _, ok := v.Peek("type"); !ok || v.c.tape == nil {
+		t.Errorf("Peek decoded the object (or found nothing)")
+	}
+}
+
+func BenchmarkPeek(b *testing.B) {
+	row := []byte(`{"type":"text","text":"Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor incididunt ut labore et dolore magna aliqua."}`)
+	b.Run("Peek", func(b *testing.B) {
+		for b.Loop() {
+			v, _ := Parse(row)
+			v.Peek("type")
+		}
+	})
+	b.Run("Get", func(b *testing.B) {
+		for b.Loop() {
+			v, _ := Parse(row)
+			v.Get("type")
+		}
+	})
+}
