@@ -11,12 +11,21 @@ var v3BlockTypes = map[string]bool{
 	"text": true, "reasoning": true, "image": true, "file": true, "tool-call": true, "tool-result": true,
 }
 
+// subject names the part of an event a refusal is about. It is called only
+// when there is one, so that a good event formats nothing.
+type subject func() string
+
+// index names the i-th element of the list subject names.
+func (s subject) index(i int) string { return s() + "[" + itoa(int64(i)) + "]" }
+
 // migrateBlock namespaces an unknown block kind ("plugin:" + kind, in
-// place); subject names the block in refusals.
-func migrateBlock(block jsonv.Value, subject string) (jsonv.Value, bool, error) {
-	typ, ok := block.Field("type").Str()
+// place); subject names the block in refusals. Only the type tag is read,
+// so a known block's other members (a long text) are not decoded.
+func migrateBlock(block jsonv.Value, subject subject) (jsonv.Value, bool, error) {
+	tag, _ := block.Peek("type")
+	typ, ok := tag.Str()
 	if block.Kind() != jsonv.Object || !ok {
-		return block, false, session.FormatErrorf("%s requires content blocks with string type tags", subject)
+		return block, false, session.FormatErrorf("%s requires content blocks with string type tags", subject())
 	}
 	if v3BlockTypes[typ] {
 		return block, false, nil
@@ -26,13 +35,13 @@ func migrateBlock(block jsonv.Value, subject string) (jsonv.Value, bool, error) 
 
 // migrateContent namespaces the unknown kinds of the top-level blocks of a
 // content array; nested JSON stays untouched.
-func migrateContent(content jsonv.Value, subject string) (jsonv.Value, bool, error) {
+func migrateContent(content jsonv.Value, subject subject) (jsonv.Value, bool, error) {
 	if content.Kind() != jsonv.Array {
-		return content, false, session.FormatErrorf("%s content must be an array", subject)
+		return content, false, session.FormatErrorf("%s content must be an array", subject())
 	}
 	var mapped []jsonv.Value
 	for i, block := range content.Elements() {
-		out, changed, err := migrateBlock(block, subject+"["+itoa(int64(i))+"]")
+		out, changed, err := migrateBlock(block, func() string { return subject.index(i) })
 		if err != nil {
 			return content, false, err
 		}
@@ -49,7 +58,7 @@ func migrateContent(content jsonv.Value, subject string) (jsonv.Value, bool, err
 	return jsonv.ArrayValue(mapped...), true, nil
 }
 
-func migrateMessage(message jsonv.Value, subject string) (jsonv.Value, bool, error) {
+func migrateMessage(message jsonv.Value, subject subject) (jsonv.Value, bool, error) {
 	content, changed, err := migrateContent(message.Field("content"), subject)
 	if err != nil || !changed {
 		return message, false, err
@@ -62,7 +71,7 @@ func migrateMessage(message jsonv.Value, subject string) (jsonv.Value, bool, err
 // migrateV3EventContent), on the event after source rewrite and tool
 // lift. The event keeps every coordinate and other member.
 func migrateEventContent(ev session.Event) (session.Event, error) {
-	subject := "format v3 " + ev.Type + " at seq " + itoa(ev.Seq)
+	subject := subject(func() string { return "format v3 " + ev.Type + " at seq " + itoa(ev.Seq) })
 	data, changed, err := v4.MapMessages(ev.Type, ev.Data(), func(message jsonv.Value) (jsonv.Value, bool, error) {
 		return migrateMessage(message, subject)
 	})
@@ -73,7 +82,7 @@ func migrateEventContent(ev session.Event) (session.Event, error) {
 		return ev, nil
 	}
 	field := func(key string) error {
-		content, fieldChanged, err := migrateContent(data.Field(key), subject+"."+key)
+		content, fieldChanged, err := migrateContent(data.Field(key), func() string { return subject() + "." + key })
 		if fieldChanged {
 			data, changed = data.With(key, content), true
 		}
@@ -102,7 +111,7 @@ func migrateEventContent(ev session.Event) (session.Event, error) {
 	if ev.Type == "request/header" {
 		for i, tool := range data.Field("header").Field("tools").Elements() {
 			if tool.Has("deferLoading") {
-				return ev, session.Unsupportedf("%s.header.tools[%d] contains deferLoading, which is only defined in V4", subject, i)
+				return ev, session.Unsupportedf("%s.header.tools[%d] contains deferLoading, which is only defined in V4", subject(), i)
 			}
 		}
 	}
@@ -123,12 +132,14 @@ func migrateEventContent(ev session.Event) (session.Event, error) {
 
 // migrateStream namespaces the block kinds of an embedded stream's raw
 // block-start and block-end chunks; packed runs and other entries stay.
-func migrateStream(stream jsonv.Value, subject string) (jsonv.Value, bool, error) {
+// Entries are only peeked at: most are never decoded.
+func migrateStream(stream jsonv.Value, subject subject) (jsonv.Value, bool, error) {
 	var mapped []jsonv.Value
 	for i, entry := range v4.StreamChunks(stream) {
 		out, changed := entry, false
-		if entry.Kind() == jsonv.Object && isString(entry.Field("type"), "chunk") {
-			chunk, chunkChanged, err := migrateChunk(entry.Field("chunk"), subject+".stream["+itoa(int64(i))+"]")
+		if tag, _ := entry.Peek("type"); entry.Kind() == jsonv.Object && isString(tag, "chunk") {
+			chunk, _ := entry.Peek("chunk")
+			chunk, chunkChanged, err := migrateChunk(chunk, func() string { return subject() + ".stream[" + itoa(int64(i)) + "]" })
 			if err != nil {
 				return stream, false, err
 			}
@@ -149,21 +160,24 @@ func migrateStream(stream jsonv.Value, subject string) (jsonv.Value, bool, error
 	return jsonv.ArrayValue(mapped...), true, nil
 }
 
-func migrateChunk(chunk jsonv.Value, subject string) (jsonv.Value, bool, error) {
+func migrateChunk(chunk jsonv.Value, subject subject) (jsonv.Value, bool, error) {
 	if chunk.Kind() != jsonv.Object {
 		return chunk, false, nil
 	}
+	tag, _ := chunk.Peek("type")
 	switch {
-	case isString(chunk.Field("type"), "block-end"):
-		block, changed, err := migrateBlock(chunk.Field("block"), subject+".block")
+	case isString(tag, "block-end"):
+		block, _ := chunk.Peek("block")
+		block, changed, err := migrateBlock(block, func() string { return subject() + ".block" })
 		if err != nil || !changed {
 			return chunk, false, err
 		}
 		return chunk.With("block", block), true, nil
-	case isString(chunk.Field("type"), "block-start"):
-		original, ok := chunk.Field("blockType").Str()
+	case isString(tag, "block-start"):
+		blockType, _ := chunk.Peek("blockType")
+		original, ok := blockType.Str()
 		if !ok {
-			return chunk, false, session.FormatErrorf("%s blockType must be a string", subject)
+			return chunk, false, session.FormatErrorf("%s blockType must be a string", subject())
 		}
 		if v3BlockTypes[original] {
 			return chunk, false, nil

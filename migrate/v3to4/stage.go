@@ -147,26 +147,32 @@ func (s *migration) transform(ev session.Event, emit stage.Emit) error {
 // step open: dsh's evidence that the previous turn was interrupted. Every
 // other turn-order violation is left to the v4 validation.
 func (s *migration) observeRestart(ev session.Event) (float64, bool) {
-	data := ev.Data()
-	turnNumber, turnIsNumber := data.Field("turn").Number()
-	isObject := data.Kind() == jsonv.Object
-	interrupted := ev.Type == "turn/start" && s.turnOpen && !s.stepOpen && s.spliceSeen &&
-		isObject && turnIsNumber && turnNumber == s.turn+1
-	closed := s.turn
-	inserted := data.Field("inserted")
-	s.spliceSeen = ev.Type == "agent/inbox/spliced" && isObject && isString(data.Field("target"), "next-turn") &&
-		inserted.Kind() == jsonv.Array && inserted.Len() > 0
-	switch {
-	case ev.Type == "turn/start" && isObject && turnIsNumber:
+	spliceSeen := s.spliceSeen
+	s.spliceSeen = false
+	switch ev.Type {
+	case "turn/start":
+		data := ev.Data()
+		turnNumber, turnIsNumber := data.Field("turn").Number()
+		if data.Kind() != jsonv.Object || !turnIsNumber {
+			return 0, false
+		}
+		closed := s.turn
+		interrupted := s.turnOpen && !s.stepOpen && spliceSeen && turnNumber == s.turn+1
 		s.turn, s.turnOpen = turnNumber, true
-	case ev.Type == "turn/end":
+		return closed, interrupted
+	case "agent/inbox/spliced":
+		data := ev.Data()
+		inserted := data.Field("inserted")
+		s.spliceSeen = data.Kind() == jsonv.Object && isString(data.Field("target"), "next-turn") &&
+			inserted.Kind() == jsonv.Array && inserted.Len() > 0
+	case "turn/end":
 		s.turnOpen = false // only step events change the open step
-	case ev.Type == "step/start":
+	case "step/start":
 		s.stepOpen = true
-	case ev.Type == "step/end":
+	case "step/end":
 		s.stepOpen = false
 	}
-	return closed, interrupted
+	return 0, false
 }
 
 // observeDelivery checks a delivery marker: the v3 generation's watermark

@@ -13,13 +13,15 @@ import (
 // "plugin:result:<key>", each in their old order. Other events, and results
 // that are not user-role, pass unchanged.
 func liftToolResult(ev session.Event) (session.Event, bool, error) {
-	data := ev.Data()
-	message := data.Field("message")
-	if ev.Type != "tool/result" || data.Kind() != jsonv.Object || message.Kind() != jsonv.Object ||
-		!isString(message.Field("role"), "user") {
+	if ev.Type != "tool/result" {
 		return ev, false, nil
 	}
-	subject := "format v3 tool/result at seq " + itoa(ev.Seq)
+	data := ev.Data()
+	message := data.Field("message")
+	if data.Kind() != jsonv.Object || message.Kind() != jsonv.Object || !isString(message.Field("role"), "user") {
+		return ev, false, nil
+	}
+	subject := func() string { return "format v3 tool/result at seq " + itoa(ev.Seq) }
 	source := message.Field("source")
 	callID, callIDOK := source.Field("callId").Str()
 	content := message.Field("content")
@@ -31,19 +33,19 @@ func liftToolResult(ev session.Event) (session.Event, bool, error) {
 	if !idOK || id == "" || source.Kind() != jsonv.Object || !isString(source.Field("kind"), "tool") ||
 		!callIDOK || callID == "" || wrapper.Kind() != jsonv.Object ||
 		!isString(wrapper.Field("type"), "tool-result") || !isString(wrapper.Field("toolCallId"), callID) {
-		return ev, false, session.FormatErrorf("%s requires exactly one tool-result wrapper matching its tool source", subject)
+		return ev, false, session.FormatErrorf("%s requires exactly one tool-result wrapper matching its tool source", subject())
 	}
 	isError, hasIsError := wrapper.Get("isError")
 	if hasIsError && isError.Kind() != jsonv.Bool {
-		return ev, false, session.FormatErrorf("%s tool-result isError must be boolean", subject)
+		return ev, false, session.FormatErrorf("%s tool-result isError must be boolean", subject())
 	}
 	result := wrapper.Field("content")
 	if result.Kind() != jsonv.Array {
-		return ev, false, session.FormatErrorf("%s tool-result content must be an array", subject)
+		return ev, false, session.FormatErrorf("%s tool-result content must be an array", subject())
 	}
 	for _, block := range result.Elements() {
-		if block.Kind() == jsonv.Object && isString(block.Field("type"), "tool-result") {
-			return ev, false, session.Unsupportedf("%s contains a nested tool-result unsupported by this converter", subject)
+		if tag, _ := block.Peek("type"); isString(tag, "tool-result") {
+			return ev, false, session.Unsupportedf("%s contains a nested tool-result unsupported by this converter", subject())
 		}
 	}
 	members := []jsonv.Member{
