@@ -36,11 +36,10 @@ func (d *Decoder) Decode(row jsonv.Value) (session.Event, bool, error) {
 	if err != nil || !ok {
 		return ev, false, err
 	}
-	if err := CheckAdmission(ev.Row); err != nil {
-		return ev, false, err
-	}
+	// The framed row is the admitted one: dsh's event admission and its
+	// structural half of the canonical check passed with AdmitRow.
 	if d.issue == nil {
-		if err := CheckEvent(ev.Row, nil); err != nil {
+		if err := checkEvent(ev.Row, nil, true); err != nil {
 			if d.recovery == v2.Strict {
 				return ev, false, err
 			}

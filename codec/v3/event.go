@@ -2,6 +2,7 @@ package v3
 
 import (
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -79,7 +80,7 @@ func CheckStructuralRow(row jsonv.Value) error {
 }
 
 func checkSystem(data jsonv.Value) error {
-	if err := fields(data, []string{"turn", "step", "message"}, nil, "system/message data"); err != nil {
+	if err := fields(data, []string{"turn", "step", "message"}, nil, named("system/message data")); err != nil {
 		return err
 	}
 	for _, coordinate := range []string{"turn", "step"} {
@@ -95,7 +96,7 @@ func checkSystem(data jsonv.Value) error {
 	if err != nil {
 		return err
 	}
-	if err := fields(message, []string{"id", "role", "source", "content"}, nil, "system message"); err != nil {
+	if err := fields(message, []string{"id", "role", "source", "content"}, nil, named("system message")); err != nil {
 		return err
 	}
 	if id, ok := message.Field("id").Str(); !ok || id == "" || message.Field("role").Text() != "system" {
@@ -122,13 +123,22 @@ func checkSystem(data jsonv.Value) error {
 // installed event types whose envelopes are interpreted (nil for none). The
 // row's sourceEventSeqs may be in compressed or expanded form.
 func CheckEvent(row jsonv.Value, known func(string) bool) error {
+	return checkEvent(row, known, false)
+}
+
+// checkEvent is CheckEvent; admitted says the row has passed
+// CheckStructuralRow already, which need not run again.
+func checkEvent(row jsonv.Value, known func(string) bool, admitted bool) error {
 	value, err := record(row, "format v3 event")
 	if err != nil {
 		return err
 	}
-	typ := value.Field("type").Text()
+	typeValue, hasType := value.Get("type")
+	typ := typeValue.Text()
 	seqValue, hasSeq := value.Get("seq")
-	subject := "format v3 " + jsString(value.Field("type"), value.Has("type")) + " at seq " + jsString(seqValue, hasSeq)
+	subject := func() string {
+		return "format v3 " + jsString(typeValue, hasType) + " at seq " + jsString(seqValue, hasSeq)
+	}
 	opaque := !isKnown(typ, known)
 	optional := []string{"ignorable"}
 	if surfaceTypes[typ] || opaque {
@@ -137,26 +147,28 @@ func CheckEvent(row jsonv.Value, known func(string) bool) error {
 	if err := fields(value, []string{"type", "seq", "time", "data"}, optional, subject); err != nil {
 		return err
 	}
-	if value.Field("type").Kind() != jsonv.String {
-		return session.FormatErrorf("%s type must be a string", subject)
+	if typeValue.Kind() != jsonv.String {
+		return session.FormatErrorf("%s type must be a string", subject())
 	}
 	seq, ok := seqValue.Count()
 	if !ok {
-		return session.FormatErrorf("%s seq must be a non-negative safe integer", subject)
+		return session.FormatErrorf("%s seq must be a non-negative safe integer", subject())
 	}
 	if _, ok := value.Field("time").SafeInt(); !ok {
-		return session.FormatErrorf("%s time must be a safe integer", subject)
+		return session.FormatErrorf("%s time must be a safe integer", subject())
 	}
 	if ig, ok := value.Get("ignorable"); ok && !ig.IsTrue() {
-		return session.FormatErrorf("%s ignorable must be true when present", subject)
+		return session.FormatErrorf("%s ignorable must be true when present", subject())
 	}
 	if surfaceTypes[typ] {
 		if err := checkSurface(value, typ, seq, subject); err != nil {
 			return err
 		}
 	}
-	if err := CheckStructuralRow(value); err != nil {
-		return err
+	if !admitted {
+		if err := CheckStructuralRow(value); err != nil {
+			return err
+		}
 	}
 	return checkCanonicalPayload(value, typ, subject)
 }
@@ -175,26 +187,25 @@ func isKnown(typ string, known func(string) bool) bool {
 	return known != nil && known(typ)
 }
 
-func checkSurface(value jsonv.Value, typ string, seq int64, subject string) error {
+func checkSurface(value jsonv.Value, typ string, seq int64, subject func() string) error {
 	op, ok := value.Get("surfaceOp")
 	if !ok {
-		return session.FormatErrorf("%s requires a surfaceOp marker", subject)
+		return session.FormatErrorf("%s requires a surfaceOp marker", subject())
 	}
 	if op.Text() != "append" {
-		replace, err := record(op, subject+" surfaceOp")
-		if err != nil {
-			return err
+		if op.Kind() != jsonv.Object {
+			return session.FormatErrorf("%s surfaceOp must be an object", subject())
 		}
-		if replace.Len() != 3 || replace.Field("op").Text() != "replace" || !replace.Has("startSeq") || !replace.Has("endSeq") {
-			return session.FormatErrorf("%s requires exact replace fields op/startSeq/endSeq", subject)
+		if op.Len() != 3 || op.Field("op").Text() != "replace" || !op.Has("startSeq") || !op.Has("endSeq") {
+			return session.FormatErrorf("%s requires exact replace fields op/startSeq/endSeq", subject())
 		}
 		for _, key := range []string{"startSeq", "endSeq"} {
-			n, ok := replace.Field(key).Count()
+			n, ok := op.Field(key).Count()
 			if !ok {
-				return session.FormatErrorf("%s surfaceOp %s must be a non-negative safe integer", subject, key)
+				return session.FormatErrorf("%s surfaceOp %s must be a non-negative safe integer", subject(), key)
 			}
 			if n >= seq {
-				return session.FormatErrorf("%s replacement endpoints must reference earlier events", subject)
+				return session.FormatErrorf("%s replacement endpoints must reference earlier events", subject())
 			}
 		}
 	}
@@ -203,21 +214,39 @@ func checkSurface(value jsonv.Value, typ string, seq int64, subject string) erro
 		return nil
 	}
 	if typ == "assistant/message" {
-		return session.FormatErrorf("%s embeds its stream and cannot carry sourceEventSeqs", subject)
+		return session.FormatErrorf("%s embeds its stream and cannot carry sourceEventSeqs", subject())
 	}
 	if sources.Kind() != jsonv.Array || sources.Len() == 0 {
-		return session.FormatErrorf("%s sourceEventSeqs must be a non-empty array", subject)
+		return session.FormatErrorf("%s sourceEventSeqs must be a non-empty array", subject())
 	}
-	seen := map[int64]bool{}
+	return uniqueEarlierSeqs(sources, seq, subject)
+}
+
+// uniqueEarlierSeqs checks that the logical members of a non-empty
+// sourceEventSeqs list are distinct counts below seq.
+func uniqueEarlierSeqs(sources jsonv.Value, seq int64, subject func() string) error {
+	var small [8]int64
+	seen := small[:0]       // the members so far, while they are few
+	var many map[int64]bool // then all of them
 	for _, member := range logicalSeqs(sources) {
 		n, ok := member.Count()
 		if !ok {
-			return session.FormatErrorf("%s sourceEventSeqs member must be a non-negative safe integer", subject)
+			return session.FormatErrorf("%s sourceEventSeqs member must be a non-negative safe integer", subject())
 		}
-		if n >= seq || seen[n] {
-			return session.FormatErrorf("%s sourceEventSeqs must be unique earlier seqs", subject)
+		if n >= seq || many[n] || (many == nil && slices.Contains(seen, n)) {
+			return session.FormatErrorf("%s sourceEventSeqs must be unique earlier seqs", subject())
 		}
-		seen[n] = true
+		switch {
+		case many != nil:
+			many[n] = true
+		case len(seen) < cap(seen):
+			seen = append(seen, n)
+		default:
+			many = map[int64]bool{n: true}
+			for _, s := range seen {
+				many[s] = true
+			}
+		}
 	}
 	return nil
 }
@@ -239,39 +268,39 @@ func logicalSeqs(list jsonv.Value) []jsonv.Value {
 	return out
 }
 
-func checkCanonicalPayload(value jsonv.Value, typ, subject string) error {
+func checkCanonicalPayload(value jsonv.Value, typ string, subject func() string) error {
 	switch typ {
 	case "request/header":
-		data, err := record(value.Field("data"), subject+" data")
-		if err != nil {
-			return err
+		data := value.Field("data")
+		if data.Kind() != jsonv.Object {
+			return session.FormatErrorf("%s data must be an object", subject())
 		}
-		header, err := record(data.Field("header"), subject+" header")
-		if err != nil {
-			return err
+		header := data.Field("header")
+		if header.Kind() != jsonv.Object {
+			return session.FormatErrorf("%s header must be an object", subject())
 		}
 		tools := header.Field("tools")
 		defaults := header.Field("adapterDefaults")
 		if (tools.Kind() == jsonv.Array && tools.Len() == 0) || (defaults.Kind() == jsonv.Object && defaults.Len() == 0) {
-			return session.FormatErrorf("%s empty optional header fields must be omitted", subject)
+			return session.FormatErrorf("%s empty optional header fields must be omitted", subject())
 		}
 	case "tool/result":
-		data, err := record(value.Field("data"), subject+" data")
-		if err != nil {
-			return err
+		data := value.Field("data")
+		if data.Kind() != jsonv.Object {
+			return session.FormatErrorf("%s data must be an object", subject())
 		}
 		if !data.Has("error") {
 			return nil
 		}
-		message, err := record(data.Field("message"), subject+" message")
-		if err != nil {
-			return err
+		message := data.Field("message")
+		if message.Kind() != jsonv.Object {
+			return session.FormatErrorf("%s message must be an object", subject())
 		}
 		content := message.Field("content")
 		block := content.Index(0)
 		if content.Kind() != jsonv.Array || content.Len() != 1 || block.Kind() != jsonv.Object ||
 			block.Field("type").Text() != "tool-result" || !block.Field("isError").IsTrue() {
-			return session.FormatErrorf("%s carries error metadata for a non-error tool result", subject)
+			return session.FormatErrorf("%s carries error metadata for a non-error tool result", subject())
 		}
 	}
 	return nil
@@ -286,20 +315,24 @@ func record(v jsonv.Value, label string) (jsonv.Value, error) {
 }
 
 // fields requires every required member (reported first) and nothing
-// outside required and optional, with v3's wording.
-func fields(v jsonv.Value, required, optional []string, label string) error {
+// outside required and optional, with v3's wording; label names v and is
+// called only for a refusal.
+func fields(v jsonv.Value, required, optional []string, label func() string) error {
 	for _, k := range required {
 		if !v.Has(k) {
-			return session.FormatErrorf("%s lacks required field %s", label, k)
+			return session.FormatErrorf("%s lacks required field %s", label(), k)
 		}
 	}
 	for _, m := range v.Members() {
 		if !contains(required, m.Key) && !contains(optional, m.Key) {
-			return session.FormatErrorf("%s has unexpected field %s", label, m.Key)
+			return session.FormatErrorf("%s has unexpected field %s", label(), m.Key)
 		}
 	}
 	return nil
 }
+
+// named is the label of a part with a fixed name.
+func named(name string) func() string { return func() string { return name } }
 
 func contains(list []string, s string) bool {
 	for _, x := range list {

@@ -264,7 +264,7 @@ func (r *Restorer) checkFrame(view jsonv.Value, index int64) error {
 	if !inV2 || typ == "user/message" || typ == "assistant/message" || typ == "tool/result" {
 		optional = surfaceOptional
 	}
-	if err := fields(view, []string{"type", "seq", "time", "data"}, optional, label); err != nil {
+	if err := fields(view, []string{"type", "seq", "time", "data"}, optional, named(label)); err != nil {
 		return err
 	}
 	if n, ok := view.Field("seq").Number(); !ok || n != float64(index) {
