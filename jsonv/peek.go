@@ -10,21 +10,54 @@ import "bytes"
 // separate from the one Get would return and is decoded on its own; Peek
 // suits a member looked at once, Get members looked at again. Peek never
 // changes v and is safe for concurrent use.
-func (v Value) Peek(key string) (Value, bool) {
-	if v.kind != Object || v.c == nil {
-		return Value{}, false
+func (v Value) Peek(key string) (Value, bool) { return v.PeekPath(key) }
+
+// PeekPath returns the value at a path of object keys, and whether every
+// object on the way holds the next key: v.PeekPath("chunk", "type") is
+// v.Peek("chunk") and then Peek("type") on that, but the objects on the way
+// cost nothing when they have not been decoded. An empty path returns v.
+func (v Value) PeekPath(keys ...string) (Value, bool) {
+	cur := v
+	for i := 0; i < len(keys); i++ {
+		if cur.kind != Object || cur.c == nil {
+			return Value{}, false
+		}
+		t := cur.c.tape
+		if t == nil { // decoded, or built
+			m, ok := cur.Get(keys[i])
+			if !ok {
+				return Value{}, false
+			}
+			cur = m
+			continue
+		}
+		node := cur.c.node
+		start := int(t.nodes[node].end) - len(cur.c.raw)
+		for ; ; i++ {
+			vStart, vEnd, vNode, ok := t.find(node, start, keys[i])
+			switch {
+			case !ok:
+				return Value{}, false
+			case i == len(keys)-1:
+				return t.value(vStart, vEnd, vNode, nil), true
+			case t.data[vStart] != '{':
+				return Value{}, false
+			}
+			node, start = vNode, vStart
+		}
 	}
-	c := v.c
-	t := c.tape
-	if t == nil {
-		return v.Get(key)
-	}
+	return cur, true
+}
+
+// find looks up key in the object whose text starts at start and is node on
+// the tape, and returns where the member's value is: its text and, for a
+// container, its node. A repeated key's last value is JSON.parse's.
+func (t *tape) find(node uint32, start int, key string) (vStart, vEnd int, vNode uint32, found bool) {
 	data, nodes := t.data, t.nodes
-	self := nodes[c.node]
-	child := c.node + 1 // the next child container's node
-	pos := int(self.end) - len(c.raw) + 1
-	var found Value
-	present := false
+	self := nodes[node]
+	canonical := self.link&flagCanonical != 0 // then no key repeats
+	child := node + 1                         // the next child container's node
+	pos := start + 1
 	for range self.count {
 		pos = skipSpace(data, pos)
 		keyEnd := skipString(data, pos)
@@ -33,13 +66,12 @@ func (v Value) Peek(key string) (Value, bool) {
 		end := t.end(pos, child)
 		container := data[pos] == '{' || data[pos] == '['
 		if match {
-			node := uint32(0)
+			vStart, vEnd, vNode, found = pos, end, 0, true
 			if container {
-				node = child
+				vNode = child
 			}
-			found, present = t.value(pos, end, node, nil), true
-			if c.canonical {
-				return found, true // a canonical object repeats no key
+			if canonical {
+				return
 			}
 		}
 		if container {
@@ -47,7 +79,7 @@ func (v Value) Peek(key string) (Value, bool) {
 		}
 		pos = skipSpace(data, end) + 1 // past ',' or '}'
 	}
-	return found, present // a repeated key's last value, as JSON.parse keeps
+	return
 }
 
 // keyIs reports whether the quoted key text decodes to key.

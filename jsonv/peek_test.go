@@ -44,6 +44,38 @@ func TestPeek(t *testing.T) {
 	}
 }
 
+func TestPeekPath(t *testing.T) {
+	const in = `{"type":"chunk","time":1,"chunk":{"type":"block-end","index":0,"block":{"type":"text","text":"long"}},"n":{},"a":[{"x":1}]}`
+	tests := []struct {
+		keys []string
+		want string // "" when absent
+	}{
+		{nil, in},
+		{[]string{"type"}, `"chunk"`},
+		{[]string{"chunk", "type"}, `"block-end"`},
+		{[]string{"chunk", "block", "type"}, `"text"`},
+		{[]string{"chunk", "block"}, `{"type":"text","text":"long"}`},
+		{[]string{"chunk", "block", "missing"}, ""},
+		{[]string{"chunk", "missing", "type"}, ""},
+		{[]string{"type", "x"}, ""},      // through a string
+		{[]string{"a", "x"}, ""},         // through an array
+		{[]string{"n", "x"}, ""},         // through an empty object
+		{[]string{"time", "x", "y"}, ""}, // through a number
+	}
+	for _, decoded := range []bool{false, true} {
+		for _, tt := range tests {
+			v := mustParse(t, in)
+			if decoded {
+				v.Field("chunk").Field("block").Members()
+			}
+			got, ok := v.PeekPath(tt.keys...)
+			if (tt.want != "") != ok || (ok && got.String() != tt.want) {
+				t.Errorf("decoded %v: PeekPath(%q) = %s, %v; want %s", decoded, tt.keys, got, ok, tt.want)
+			}
+		}
+	}
+}
+
 func TestPeekBuiltAndChanged(t *testing.T) {
 	v := ObjectValue(M("a", IntValue(1)))
 	if got, ok := v.Peek("a"); !ok || got.String() != "1" {
