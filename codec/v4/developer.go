@@ -77,7 +77,7 @@ func checkDeveloperMessageEvent(data jsonv.Value) error {
 	}
 	hasAdditions := false
 	for _, block := range content.Elements() {
-		hasAdditions = hasAdditions || (isObject(block) && isString(block.Field("type"), "tool-addition"))
+		hasAdditions = hasAdditions || (isObject(block) && isString(tag(block), "tool-addition"))
 	}
 	if hasAdditions {
 		_, err := count(data.Field("headerSeq"), "developer/message headerSeq")
@@ -115,7 +115,7 @@ func checkToolChange(block jsonv.Value, developer bool) error {
 	if !isObject(block) {
 		return nil
 	}
-	typ, _ := block.Field("type").Str()
+	typ, _ := tag(block).Str()
 	if typ != "tool-addition" && typ != "tool-removal" {
 		return nil
 	}
@@ -133,17 +133,19 @@ func checkToolChange(block jsonv.Value, developer bool) error {
 
 func checkStreamToolChanges(stream jsonv.Value) error {
 	for _, entry := range StreamChunks(stream) {
-		chunk := entry.Field("chunk")
-		if !isString(entry.Field("type"), "chunk") || !isObject(chunk) {
+		if !isString(tag(entry), "chunk") {
 			continue
 		}
-		if isString(chunk.Field("type"), "block-end") {
-			if err := checkToolChange(chunk.Field("block"), false); err != nil {
-				return err
-			}
+		// A chunk that is not an object, or a block that is not, has no type.
+		chunkType := peek(entry, "chunk", "type")
+		if blockType, _ := peek(entry, "chunk", "block", "type").Str(); isString(chunkType, "block-end") &&
+			(blockType == "tool-addition" || blockType == "tool-removal") {
+			return checkToolChange(peek(entry, "chunk", "block"), false)
 		}
-		if isString(chunk.Field("type"), "block-start") &&
-			(isString(chunk.Field("blockType"), "tool-addition") || isString(chunk.Field("blockType"), "tool-removal")) {
+		if !isString(chunkType, "block-start") {
+			continue
+		}
+		if blockType := peek(entry, "chunk", "blockType"); isString(blockType, "tool-addition") || isString(blockType, "tool-removal") {
 			return session.FormatErrorf("format v4 tool-change blocks require developer role")
 		}
 	}

@@ -360,7 +360,7 @@ func (l *lifecycle) tool(ev session.Event, data jsonv.Value) error {
 			if err := requireRecord(block, "assistant content block"); err != nil {
 				return err
 			}
-			if !isString(block.Field("type"), "tool-call") {
+			if !isString(tag(block), "tool-call") {
 				continue
 			}
 			id, err := nonEmpty(block.Field("id"), "tool call id")
@@ -470,7 +470,7 @@ func (l *lifecycle) developer(ev session.Event, data jsonv.Value) error {
 		return err
 	}
 	for _, block := range content.Elements() {
-		if !isObject(block) || !isString(block.Field("type"), "tool-addition") {
+		if !isObject(block) || !isString(tag(block), "tool-addition") {
 			continue
 		}
 		name := block.Field("toolName").Text()

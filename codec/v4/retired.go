@@ -31,8 +31,10 @@ func checkRetiredSyntax(row jsonv.Value) error {
 	if !isObject(data) {
 		return nil
 	}
-	seq, hasSeq := row.Get("seq")
-	subject := "format v4 " + typ + " at seq " + jsString(seq, hasSeq) + " content"
+	subject := func() string {
+		seq, hasSeq := row.Get("seq")
+		return "format v4 " + typ + " at seq " + jsString(seq, hasSeq) + " content"
+	}
 	var err error
 	switch typ {
 	case "user/message":
@@ -59,14 +61,14 @@ func checkRetiredSyntax(row jsonv.Value) error {
 		return nil
 	}
 	for _, entry := range StreamChunks(data.Field("stream")) {
-		chunk := entry.Field("chunk")
-		if !isString(entry.Field("type"), "chunk") || !isObject(chunk) {
+		if !isString(tag(entry), "chunk") {
 			continue
 		}
-		switch chunkType := chunk.Field("type"); {
-		case isString(chunkType, "block-end") && isWrapper(chunk.Field("block")),
-			isString(chunkType, "block-start") && isString(chunk.Field("blockType"), "tool-result"):
-			return wrapperError(subject)
+		// A chunk that is not an object, or a block that is not, has no type.
+		switch chunkType := peek(entry, "chunk", "type"); {
+		case isString(chunkType, "block-end") && isString(peek(entry, "chunk", "block", "type"), "tool-result"),
+			isString(chunkType, "block-start") && isString(peek(entry, "chunk", "blockType"), "tool-result"):
+			return wrapperError(subject())
 		}
 	}
 	return nil
@@ -74,17 +76,17 @@ func checkRetiredSyntax(row jsonv.Value) error {
 
 // noWrapperIn refuses a tool-result block in a content array; anything that
 // is not an array is left alone.
-func noWrapperIn(content jsonv.Value, subject string) error {
+func noWrapperIn(content jsonv.Value, subject func() string) error {
 	for _, block := range content.Elements() {
 		if isWrapper(block) {
-			return wrapperError(subject)
+			return wrapperError(subject())
 		}
 	}
 	return nil
 }
 
 func isWrapper(block jsonv.Value) bool {
-	return isObject(block) && isString(block.Field("type"), "tool-result")
+	return isObject(block) && isString(tag(block), "tool-result")
 }
 
 func wrapperError(subject string) error {

@@ -13,45 +13,47 @@ import (
 // source, with array content free of released wrappers, an optional boolean
 // isError, and error metadata only on an error result.
 func checkToolResult(row jsonv.Value) error {
-	seq, hasSeq := row.Get("seq")
-	subject := "format v4 tool/result at seq " + jsString(seq, hasSeq)
+	subject := func() string {
+		seq, hasSeq := row.Get("seq")
+		return "format v4 tool/result at seq " + jsString(seq, hasSeq)
+	}
 	data := row.Field("data")
 	if !isObject(data) {
-		return session.FormatErrorf("%s data must be an object", subject)
+		return session.FormatErrorf("%s data must be an object", subject())
 	}
 	message := data.Field("message")
 	if !isObject(message) {
-		return session.FormatErrorf("%s message must be an object", subject)
+		return session.FormatErrorf("%s message must be an object", subject())
 	}
 	if !nonEmptyString(message.Field("id")) {
-		return session.FormatErrorf("%s requires a first-class message with a string id", subject)
+		return session.FormatErrorf("%s requires a first-class message with a string id", subject())
 	}
 	if !isString(message.Field("role"), "tool") {
-		return session.FormatErrorf("%s requires a tool-role message", subject)
+		return session.FormatErrorf("%s requires a tool-role message", subject())
 	}
 	source := message.Field("source")
 	toolCallID, ok := message.Field("toolCallId").Str()
 	if !ok || toolCallID == "" || !isString(source.Field("callId"), toolCallID) {
-		return session.FormatErrorf("%s requires toolCallId matching its tool source", subject)
+		return session.FormatErrorf("%s requires toolCallId matching its tool source", subject())
 	}
 	if !isObject(source) || !isString(source.Field("kind"), "tool") {
-		return session.FormatErrorf("%s requires a tool source", subject)
+		return session.FormatErrorf("%s requires a tool source", subject())
 	}
 	content := message.Field("content")
 	if content.Kind() != jsonv.Array {
-		return session.FormatErrorf("%s requires array content", subject)
+		return session.FormatErrorf("%s requires array content", subject())
 	}
 	for _, block := range content.Elements() {
 		if isWrapper(block) {
-			return session.FormatErrorf("%s content must not contain a released tool-result wrapper", subject)
+			return session.FormatErrorf("%s content must not contain a released tool-result wrapper", subject())
 		}
 	}
 	isError, hasIsError := message.Get("isError")
 	if hasIsError && isError.Kind() != jsonv.Bool {
-		return session.FormatErrorf("%s isError must be boolean when present", subject)
+		return session.FormatErrorf("%s isError must be boolean when present", subject())
 	}
 	if data.Has("error") && !isError.IsTrue() {
-		return session.FormatErrorf("%s carries error metadata for a non-error tool result", subject)
+		return session.FormatErrorf("%s carries error metadata for a non-error tool result", subject())
 	}
 	return nil
 }

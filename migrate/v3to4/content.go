@@ -132,12 +132,12 @@ func migrateEventContent(ev session.Event) (session.Event, error) {
 
 // migrateStream namespaces the block kinds of an embedded stream's raw
 // block-start and block-end chunks; packed runs and other entries stay.
-// Entries are only peeked at: most are never decoded.
+// Entries are only peeked at: one whose kinds are all known is not decoded.
 func migrateStream(stream jsonv.Value, subject subject) (jsonv.Value, bool, error) {
 	var mapped []jsonv.Value
 	for i, entry := range v4.StreamChunks(stream) {
 		out, changed := entry, false
-		if tag, _ := entry.Peek("type"); entry.Kind() == jsonv.Object && isString(tag, "chunk") {
+		if tag, _ := entry.Peek("type"); isString(tag, "chunk") && !knownChunkKinds(entry) {
 			chunk, _ := entry.Peek("chunk")
 			chunk, chunkChanged, err := migrateChunk(chunk, func() string { return subject() + ".stream[" + itoa(int64(i)) + "]" })
 			if err != nil {
@@ -158,6 +158,23 @@ func migrateStream(stream jsonv.Value, subject subject) (jsonv.Value, bool, erro
 		return stream, false, nil
 	}
 	return jsonv.ArrayValue(mapped...), true, nil
+}
+
+// knownChunkKinds reports whether migrateChunk would keep a chunk entry's
+// chunk as it is without refusing: it is no block-start or block-end chunk,
+// or the block kind it names is one v3 knows.
+func knownChunkKinds(entry jsonv.Value) bool {
+	var kind jsonv.Value
+	switch tag, _ := entry.PeekPath("chunk", "type"); {
+	case isString(tag, "block-end"):
+		kind, _ = entry.PeekPath("chunk", "block", "type")
+	case isString(tag, "block-start"):
+		kind, _ = entry.PeekPath("chunk", "blockType")
+	default:
+		return true
+	}
+	typ, ok := kind.Str()
+	return ok && v3BlockTypes[typ]
 }
 
 func migrateChunk(chunk jsonv.Value, subject subject) (jsonv.Value, bool, error) {
