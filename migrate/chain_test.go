@@ -101,7 +101,7 @@ func TestPlanRefusesNewerAndOlder(t *testing.T) {
 	}
 	for version, want := range map[int]string{
 		5: "SessionFormatUnsupportedMigrationError: stored Session uses newer format v5; this build writes v4",
-		1: "SessionFormatUnsupportedMigrationError: format v1 Session cannot be migrated by this build yet: it migrates v2 and later (v0 and v1 migration is not implemented)",
+		1: "SessionFormatUnsupportedMigrationError: stored Session uses older format v1; this build ships no upgrade path for it (it reads v2 and later)",
 	} {
 		if _, err := c.Plan(version); refusalText(err) != want {
 			t.Errorf("Plan(%d) = %s, want %s", version, refusalText(err), want)
