@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -57,4 +58,36 @@ func readmeExamples(readme string) []readmeExample {
 		examples = append(examples, ex)
 	}
 	return examples
+}
+
+// TestExampleMigratesToGolden runs the README's publish example: migrating a
+// copy of examples/bash-tool-turn gives the bytes dsh's own migrator wrote.
+func TestExampleMigratesToGolden(t *testing.T) {
+	source, err := os.ReadFile("../examples/bash-tool-turn/session.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := os.ReadFile("../testdata/corpus/golden/bash-tool-turn/session.jsonl.v4.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	path := filepath.Join(dir, "session.jsonl")
+	if err := os.WriteFile(path, source, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	if code := Run([]string{"migrate", path}, nil, &stdout, &stderr); code != ExitOK {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	got, err := os.ReadFile(filepath.Join(dir, "session.v4.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Error("the published session.v4.jsonl differs from dsh's golden")
+	}
+	if now, _ := os.ReadFile(path); !bytes.Equal(now, source) {
+		t.Error("the source changed")
+	}
 }
