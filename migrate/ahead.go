@@ -1,6 +1,7 @@
 package migrate
 
 import (
+	"bytes"
 	"sync"
 
 	"github.com/dshlog/dshlog/jsonl"
@@ -80,6 +81,7 @@ func (a *readAhead) run(r *jsonl.Reader) {
 			p := parsedLine{Line: line}
 			if !line.Torn {
 				p.row, p.err = jsonv.Parse(line.Text)
+				warm(p.row)
 			}
 			b.lines = append(b.lines, p)
 			size += len(line.Text)
@@ -120,4 +122,32 @@ func (a *readAhead) line() (parsedLine, error) {
 func (a *readAhead) close() {
 	a.stop.Do(func() { close(a.done) })
 	a.wg.Wait()
+}
+
+// warm decodes, ahead of the consumer, the parts of a parsed row that the
+// codecs and stages from v2 on look into: the row, its data, the messages
+// it carries with their sources and content lists, a request header's
+// tools and an embedded stream that holds block chunks. Decoding is
+// remembered in the values, so the consumer finds them decoded; content
+// blocks and stream entries are left to be peeked at.
+func warm(row jsonv.Value) {
+	data := row.Field("data")
+	row.Field("sourceEventSeqs").Elements()
+	data.Members()
+	warmMessage(data)
+	warmMessage(data.Field("message"))
+	for _, m := range data.Field("inserted").Elements() {
+		warmMessage(m)
+	}
+	for _, tool := range data.Field("header").Field("tools").Elements() {
+		tool.Members()
+	}
+	if stream := data.Field("stream"); stream.Raw() == nil || bytes.Contains(stream.Raw(), []byte(`"block-`)) {
+		stream.Elements()
+	}
+}
+
+func warmMessage(m jsonv.Value) {
+	m.Field("source").Members()
+	m.Field("content").Elements()
 }
