@@ -1,6 +1,7 @@
 package v0
 
 import (
+	"github.com/dshlog/dshlog/codec/jsform"
 	"github.com/dshlog/dshlog/codec/v2"
 	"github.com/dshlog/dshlog/jsonv"
 	"github.com/dshlog/dshlog/migrate/stage"
@@ -67,7 +68,7 @@ func (d *Decoder) Decode(row jsonv.Value, emit stage.Emit) error {
 		seq, ok = jsonv.IntValue(item.Run.FirstSeq()), true
 	}
 	if n, isNumber := seq.Number(); !isNumber || n != float64(d.count) {
-		gap := session.FormatErrorf("released Session row %d has seq gap (expected %d, got %s)", current, d.count, JSString(seq, ok))
+		gap := session.FormatErrorf("released Session row %d has seq gap (expected %d, got %s)", current, d.count, jsform.String(seq, ok))
 		if d.recovery == v2.Strict {
 			return gap
 		}
@@ -124,7 +125,7 @@ func decodeEvent(row jsonv.Value, rowIndex int64) (session.Event, error) {
 	ev.Type, _ = row.Field("type").Str()
 	ev.Time, _ = row.Field("time").SafeInt()
 	if ranges, ok := row.Get("sourceEventSeqs"); ok {
-		seq, err := Count(row.Field("seq"), "released Session row "+itoa(rowIndex)+" seq")
+		seq, err := jsform.Count(row.Field("seq"), "released Session row "+itoa(rowIndex)+" seq")
 		if err != nil {
 			return ev, err
 		}

@@ -8,6 +8,7 @@ package v0
 import (
 	"path"
 
+	"github.com/dshlog/dshlog/codec/jsform"
 	"github.com/dshlog/dshlog/codec/v2"
 	"github.com/dshlog/dshlog/jsonv"
 	"github.com/dshlog/dshlog/session"
@@ -47,15 +48,15 @@ func DecodeHeader(v jsonv.Value, version int) (session.Header, int64, error) {
 	}
 	h.ID = id
 	var err error
-	if h.CreatedAt, err = Count(v.Field("createdAt"), short+" createdAt"); err != nil {
+	if h.CreatedAt, err = jsform.Count(v.Field("createdAt"), short+" createdAt"); err != nil {
 		return h, 0, err
 	}
-	if h.DelegationDepth, err = Count(v.Field("delegationDepth"), short+" delegationDepth"); err != nil {
+	if h.DelegationDepth, err = jsform.Count(v.Field("delegationDepth"), short+" delegationDepth"); err != nil {
 		return h, 0, err
 	}
 	var cut int64
 	if sv, seeded := v.Get("seedLength"); seeded {
-		if cut, err = Count(sv, short+" seedLength"); err != nil {
+		if cut, err = jsform.Count(sv, short+" seedLength"); err != nil {
 			return h, 0, err
 		}
 		h.IsSeeded = true

@@ -1,6 +1,7 @@
 package v0
 
 import (
+	"github.com/dshlog/dshlog/codec/jsform"
 	"github.com/dshlog/dshlog/jsonv"
 	"github.com/dshlog/dshlog/session"
 )
@@ -32,7 +33,7 @@ func checkSeqRanges(v jsonv.Value, seq int64) (int64, error) {
 			if length >= seq {
 				return 0, errSeqsExceedSeq
 			}
-			n, err := Count(entry, "sourceEventSeqs member")
+			n, err := jsform.Count(entry, "sourceEventSeqs member")
 			if err != nil {
 				return 0, err
 			}
@@ -43,11 +44,11 @@ func checkSeqRanges(v jsonv.Value, seq int64) (int64, error) {
 		if entry.Kind() != jsonv.Array || entry.Len() != 2 {
 			return 0, session.ErrSeqsBadPair
 		}
-		start, err := Count(entry.Index(0), "sourceEventSeqs range start")
+		start, err := jsform.Count(entry.Index(0), "sourceEventSeqs range start")
 		if err != nil {
 			return 0, err
 		}
-		end, err := Count(entry.Index(1), "sourceEventSeqs range end")
+		end, err := jsform.Count(entry.Index(1), "sourceEventSeqs range end")
 		if err != nil {
 			return 0, err
 		}

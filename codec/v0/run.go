@@ -1,6 +1,7 @@
 package v0
 
 import (
+	"github.com/dshlog/dshlog/codec/jsform"
 	"github.com/dshlog/dshlog/jsonv"
 	"github.com/dshlog/dshlog/session"
 )
@@ -122,11 +123,11 @@ func decodePackedRun(row jsonv.Value, tag string, rowIndex int64) (*ChunkRun, er
 	if err := ExactMembers(row, label, []string{"type", "seq0", "time0", "data"}, nil); err != nil {
 		return nil, err
 	}
-	seq0, err := Count(row.Field("seq0"), label+" seq0")
+	seq0, err := jsform.Count(row.Field("seq0"), label+" seq0")
 	if err != nil {
 		return nil, err
 	}
-	time0, err := safeInteger(row.Field("time0"), label+" time0")
+	time0, err := jsform.SafeInteger(row.Field("time0"), label+" time0")
 	if err != nil {
 		return nil, err
 	}
@@ -154,23 +155,23 @@ func decodePackedRun(row jsonv.Value, tag string, rowIndex int64) (*ChunkRun, er
 	}
 	lastTime := time0
 	for _, g := range gaps.Elements() {
-		gap, err := safeInteger(g, label+" dt member")
+		gap, err := jsform.SafeInteger(g, label+" dt member")
 		if err != nil {
 			return nil, err
 		}
-		if lastTime, err = safeInteger(jsonv.IntValue(lastTime+gap), label+" member time"); err != nil {
+		if lastTime, err = jsform.SafeInteger(jsonv.IntValue(lastTime+gap), label+" member time"); err != nil {
 			return nil, err
 		}
 	}
-	turn, err := Count(data.Field("turn"), label+" turn")
+	turn, err := jsform.Count(data.Field("turn"), label+" turn")
 	if err != nil {
 		return nil, err
 	}
-	step, err := Count(data.Field("step"), label+" step")
+	step, err := jsform.Count(data.Field("step"), label+" step")
 	if err != nil {
 		return nil, err
 	}
-	index, err := Count(data.Field("index"), label+" index")
+	index, err := jsform.Count(data.Field("index"), label+" index")
 	if err != nil {
 		return nil, err
 	}
@@ -181,7 +182,7 @@ func decodePackedRun(row jsonv.Value, tag string, rowIndex int64) (*ChunkRun, er
 		}
 	}
 	members := int64(payload.Len())
-	lastSeq, err := Count(jsonv.IntValue(seq0+members-1), label+" final seq")
+	lastSeq, err := jsform.Count(jsonv.IntValue(seq0+members-1), label+" final seq")
 	if err != nil {
 		return nil, err
 	}

@@ -1,6 +1,7 @@
 package v4
 
 import (
+	"github.com/dshlog/dshlog/codec/jsform"
 	"github.com/dshlog/dshlog/jsonv"
 	"github.com/dshlog/dshlog/session"
 )
@@ -26,11 +27,11 @@ func ValidateDelivery(ev session.Event, current int64) (id string, active bool, 
 	if v, ok := data.Get("sessionFormatVersion"); ok {
 		version = v
 	}
-	generation, err := count(version, "delivery sessionFormatVersion")
+	generation, err := jsform.Count(version, "delivery sessionFormatVersion")
 	if err != nil || generation != current {
 		return "", false, err
 	}
-	through, err := count(data.Field("throughSeq"), "delivery throughSeq")
+	through, err := jsform.Count(data.Field("throughSeq"), "delivery throughSeq")
 	if err != nil {
 		return "", false, err
 	}
@@ -71,7 +72,7 @@ func CatalogFact(v jsonv.Value, subject string) (CatalogEntry, error) {
 		(hasLabel && !labelOK) {
 		return CatalogEntry{}, session.FormatErrorf("%s requires a supported versioned catalog fact", subject)
 	}
-	createdAt, err := count(v.Field("childCreatedAt"), "catalog child creation time")
+	createdAt, err := jsform.Count(v.Field("childCreatedAt"), "catalog child creation time")
 	if err != nil {
 		return CatalogEntry{}, err
 	}

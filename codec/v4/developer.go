@@ -1,6 +1,7 @@
 package v4
 
 import (
+	"github.com/dshlog/dshlog/codec/jsform"
 	"github.com/dshlog/dshlog/jsonv"
 	"github.com/dshlog/dshlog/session"
 )
@@ -57,7 +58,7 @@ func checkDeveloperMessageEvent(data jsonv.Value) error {
 		return session.FormatErrorf("format v4 developer/message requires turn, step, and a developer message")
 	}
 	for _, key := range []string{"turn", "step"} {
-		n, err := count(data.Field(key), "developer/message "+key)
+		n, err := jsform.Count(data.Field(key), "developer/message "+key)
 		if err != nil {
 			return err
 		}
@@ -80,7 +81,7 @@ func checkDeveloperMessageEvent(data jsonv.Value) error {
 		hasAdditions = hasAdditions || (isObject(block) && isString(tag(block), "tool-addition"))
 	}
 	if hasAdditions {
-		_, err := count(data.Field("headerSeq"), "developer/message headerSeq")
+		_, err := jsform.Count(data.Field("headerSeq"), "developer/message headerSeq")
 		return err
 	}
 	if data.Has("headerSeq") {

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/dshlog/dshlog/codec/jsform"
 	"github.com/dshlog/dshlog/jsonv"
 	"github.com/dshlog/dshlog/session"
 )
@@ -535,7 +536,7 @@ func (l *lifecycle) retry(ev session.Event, data jsonv.Value) error {
 	if err != nil {
 		return err
 	}
-	attempt, err := count(data.Field("retry"), "retry")
+	attempt, err := jsform.Count(data.Field("retry"), "retry")
 	if err != nil {
 		return err
 	}
@@ -652,7 +653,7 @@ func (l *lifecycle) compact(ev session.Event, data jsonv.Value) error {
 		}
 		var owner int64
 		if turn := data.Field("turn"); !turn.IsNull() || !data.Has("turn") {
-			n, err := count(turn, "compaction turn")
+			n, err := jsform.Count(turn, "compaction turn")
 			if err != nil {
 				return err
 			}
@@ -781,7 +782,7 @@ func nonEmpty(v jsonv.Value, subject string) (string, error) {
 
 // earlier requires a count naming an event before seq.
 func earlier(v jsonv.Value, seq int64, subject string) (int64, error) {
-	n, err := count(v, subject)
+	n, err := jsform.Count(v, subject)
 	if err != nil {
 		return 0, err
 	}

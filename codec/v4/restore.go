@@ -1,6 +1,7 @@
 package v4
 
 import (
+	"github.com/dshlog/dshlog/codec/jsform"
 	"github.com/dshlog/dshlog/jsonv"
 	"github.com/dshlog/dshlog/session"
 )
@@ -77,7 +78,7 @@ func (r *Restorer) Add(ev session.Event) {
 func (r *Restorer) checkEvent(ev session.Event, index int64) error {
 	known := r.vocab.Has(ev.Type)
 	if !known && !ev.Ignorable() {
-		return session.Unsupportedf("format v4 contains unknown event type %s at seq %d", Quote(ev.Type), index)
+		return session.Unsupportedf("format v4 contains unknown event type %s at seq %d", jsform.Quote(ev.Type), index)
 	}
 	if ev.Seq != index {
 		return session.FormatErrorf("format v4 event %d is not dense", index)

@@ -1,6 +1,7 @@
 package v4
 
 import (
+	"github.com/dshlog/dshlog/codec/jsform"
 	"github.com/dshlog/dshlog/jsonv"
 	"github.com/dshlog/dshlog/session"
 )
@@ -33,7 +34,7 @@ func checkRetiredSyntax(row jsonv.Value) error {
 	}
 	subject := func() string {
 		seq, hasSeq := row.Get("seq")
-		return "format v4 " + typ + " at seq " + jsString(seq, hasSeq) + " content"
+		return "format v4 " + typ + " at seq " + jsform.String(seq, hasSeq) + " content"
 	}
 	var err error
 	switch typ {

@@ -1,6 +1,7 @@
 package v4
 
 import (
+	"github.com/dshlog/dshlog/codec/jsform"
 	"github.com/dshlog/dshlog/jsonv"
 	"github.com/dshlog/dshlog/session"
 )
@@ -87,7 +88,7 @@ func checkSystemImage(attachment jsonv.Value) error {
 	if !supported {
 		return session.FormatErrorf("format v4 system image requires a supported mediaType")
 	}
-	if _, err := count(attachment.Field("bytes"), "system image bytes"); err != nil {
+	if _, err := jsform.Count(attachment.Field("bytes"), "system image bytes"); err != nil {
 		return err
 	}
 	if err := positive(attachment.Field("width"), "system image width"); err != nil {
@@ -135,7 +136,7 @@ func requireString(v jsonv.Value, subject string, nonEmpty bool) error {
 // positive requires a count above zero; a value that is no count at all is
 // refused with sessionFormatCount's message, which has no "format v4" prefix.
 func positive(v jsonv.Value, subject string) error {
-	n, err := count(v, subject)
+	n, err := jsform.Count(v, subject)
 	if err != nil {
 		return err
 	}

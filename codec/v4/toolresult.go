@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/dshlog/dshlog/codec/jsform"
 	"github.com/dshlog/dshlog/jsonv"
 	"github.com/dshlog/dshlog/session"
 )
@@ -15,7 +16,7 @@ import (
 func checkToolResult(row jsonv.Value) error {
 	subject := func() string {
 		seq, hasSeq := row.Get("seq")
-		return "format v4 tool/result at seq " + jsString(seq, hasSeq)
+		return "format v4 tool/result at seq " + jsform.String(seq, hasSeq)
 	}
 	data := row.Field("data")
 	if !isObject(data) {
@@ -82,7 +83,7 @@ func checkForkResult(row jsonv.Value, sourceSeqs SeqList) error {
 	source := message.Field("source")
 	callIDValue, hasCallID := source.Get("callId")
 	callID, callIDIsString := callIDValue.Str()
-	prefix := "forked-tool-result-" + jsString(callIDValue, hasCallID && isObject(source)) + "-"
+	prefix := "forked-tool-result-" + jsform.String(callIDValue, hasCallID && isObject(source)) + "-"
 	var suffix string
 	if len(prefix) <= len(id) {
 		suffix = id[len(prefix):]

@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/dshlog/dshlog/codec/jsform"
 	"github.com/dshlog/dshlog/codec/v0"
 	"github.com/dshlog/dshlog/jsonv"
 	"github.com/dshlog/dshlog/session"
@@ -33,14 +34,14 @@ func renameCompaction(ev session.Event) session.Event {
 func (s *edgeStage) refuseRetired(ev session.Event) (session.Event, error) {
 	switch ev.Type {
 	case "request/header-delta", "mode/set":
-		return ev, session.Unsupportedf("session %s contains unsupported legacy %s event at seq %d", v0.Quote(s.header.ID), ev.Type, ev.Seq)
+		return ev, session.Unsupportedf("session %s contains unsupported legacy %s event at seq %d", jsform.Quote(s.header.ID), ev.Type, ev.Seq)
 	case "request/header":
 		data, err := eventData(ev, "data")
 		if err != nil {
 			return ev, err
 		}
 		if reason, ok := data.Field("reason").Str(); ok && reason == "fallback" {
-			return ev, session.Unsupportedf(`session %s contains unsupported request/header reason "fallback" at seq %d`, v0.Quote(s.header.ID), ev.Seq)
+			return ev, session.Unsupportedf(`session %s contains unsupported request/header reason "fallback" at seq %d`, jsform.Quote(s.header.ID), ev.Seq)
 		}
 	}
 	return ev, nil
@@ -58,7 +59,7 @@ func (s *edgeStage) turnStart(ev session.Event) (session.Event, error) {
 	if err := v0.ExactMembers(data, label(ev, "data"), []string{"turn", "trigger"}, nil); err != nil {
 		return ev, err
 	}
-	turn, err := v0.Count(data.Field("turn"), label(ev, "turn"))
+	turn, err := jsform.Count(data.Field("turn"), label(ev, "turn"))
 	if err != nil {
 		return ev, err
 	}
@@ -85,7 +86,7 @@ func (s *edgeStage) turnEnd(ev session.Event) (session.Event, error) {
 	if err := v0.ExactMembers(data, label(ev, "data"), []string{"turn", "reason"}, nil); err != nil {
 		return ev, err
 	}
-	turn, err := v0.Count(data.Field("turn"), label(ev, "turn"))
+	turn, err := jsform.Count(data.Field("turn"), label(ev, "turn"))
 	if err != nil {
 		return ev, err
 	}
@@ -140,7 +141,7 @@ func abortedBecause(cause string) jsonv.Value {
 // errorReason rewrites a legacy error reason, {kind, step, failure} or
 // {kind, step, message, code?}, as {kind: "error", error: <llm failure>}.
 func (s *edgeStage) errorReason(ev session.Event, reason jsonv.Value) (jsonv.Value, error) {
-	if _, err := v0.Count(reason.Field("step"), label(ev, "error step")); err != nil {
+	if _, err := jsform.Count(reason.Field("step"), label(ev, "error step")); err != nil {
 		return reason, err
 	}
 	if failure, ok := reason.Get("failure"); ok {
@@ -193,7 +194,7 @@ func (s *edgeStage) requestHeader(ev session.Event) (session.Event, error) {
 		return ev, nil
 	}
 	if prefix.Kind() != jsonv.Array {
-		return ev, session.FormatErrorf("session %s contains malformed request/header messagePrefix at seq %d", v0.Quote(s.header.ID), ev.Seq)
+		return ev, session.FormatErrorf("session %s contains malformed request/header messagePrefix at seq %d", jsform.Quote(s.header.ID), ev.Seq)
 	}
 	return ev.WithData(data.With("header", header.Without("messagePrefix"))), nil
 }
@@ -213,7 +214,7 @@ func (s *edgeStage) steering(ev session.Event) (session.Event, error) {
 		if err := v0.ExactMembers(data, label(ev, "data"), []string{"turn", "message"}, nil); err != nil {
 			return ev, err
 		}
-		if _, err := v0.Count(data.Field("turn"), label(ev, "turn")); err != nil {
+		if _, err := jsform.Count(data.Field("turn"), label(ev, "turn")); err != nil {
 			return ev, err
 		}
 		return ev.With("type", jsonv.StringValue("user/message")).WithData(wrapped), nil
@@ -221,7 +222,7 @@ func (s *edgeStage) steering(ev session.Event) (session.Event, error) {
 	if err := v0.ExactMembers(data, label(ev, "data"), []string{"turn", "content", "source"}, nil); err != nil {
 		return ev, err
 	}
-	if _, err := v0.Count(data.Field("turn"), label(ev, "turn")); err != nil {
+	if _, err := jsform.Count(data.Field("turn"), label(ev, "turn")); err != nil {
 		return ev, err
 	}
 	message := data.Without("turn").
@@ -409,14 +410,14 @@ func (s *edgeStage) legacyMessageID(seq int64) string {
 }
 
 func (s *edgeStage) malformed(ev session.Event) error {
-	return session.FormatErrorf("session %s contains malformed pre-react-loop %s at seq %d", v0.Quote(s.header.ID), ev.Type, ev.Seq)
+	return session.FormatErrorf("session %s contains malformed pre-react-loop %s at seq %d", jsform.Quote(s.header.ID), ev.Type, ev.Seq)
 }
 
 // label names a part of an event as dsh's messages do: "<type> <seq> <part>",
 // with the type as JavaScript interpolates it.
 func label(ev session.Event, part string) string {
 	typ, present := ev.Row.Get("type")
-	return v0.JSString(typ, present) + " " + strconv.FormatInt(ev.Seq, 10) + " " + part
+	return jsform.String(typ, present) + " " + strconv.FormatInt(ev.Seq, 10) + " " + part
 }
 
 // eventData returns the event's data, which must be an object.

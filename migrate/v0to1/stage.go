@@ -1,6 +1,7 @@
 package v0to1
 
 import (
+	"github.com/dshlog/dshlog/codec/jsform"
 	"github.com/dshlog/dshlog/codec/v0"
 	"github.com/dshlog/dshlog/codec/v2"
 	"github.com/dshlog/dshlog/jsonv"
@@ -128,7 +129,7 @@ func checkPayload(ev session.Event) error {
 	if present {
 		spelled = typ.String()
 	}
-	d, known := v2.V0Disposition(v0.JSString(typ, present))
+	d, known := v2.V0Disposition(jsform.String(typ, present))
 	if !known {
 		return session.Unsupportedf("format v0 contains unknown historical event type %s at seq %d; migration refuses unknown historical events even when ignorable", spelled, ev.Seq)
 	}

@@ -3,7 +3,7 @@ package v1to2
 import (
 	"math"
 
-	"github.com/dshlog/dshlog/codec/v0"
+	"github.com/dshlog/dshlog/codec/jsform"
 	"github.com/dshlog/dshlog/jsonv"
 )
 
@@ -73,7 +73,7 @@ func isSafe(n int64) bool { return n >= -maxSafeInteger && n <= maxSafeInteger }
 
 // jsString is JavaScript's String(value), as a template literal renders a
 // value into a message.
-func jsString(v jsValue) string { return v0.JSString(v.v, v.present) }
+func jsString(v jsValue) string { return jsform.String(v.v, v.present) }
 
 // stringify is JSON.stringify(value) as a template literal renders it:
 // "undefined" for an absent value.

@@ -3,6 +3,7 @@ package v3to4
 import (
 	"sort"
 
+	"github.com/dshlog/dshlog/codec/jsform"
 	"github.com/dshlog/dshlog/codec/v3"
 	"github.com/dshlog/dshlog/codec/v4"
 	"github.com/dshlog/dshlog/jsonv"
@@ -114,7 +115,7 @@ func (s *migration) transform(ev session.Event, emit stage.Emit) error {
 		return emit(stage.Item{Event: opaque})
 	}
 	if !v3.IsReleasedEventType(ev.Type) {
-		return session.Unsupportedf("format v3 contains unknown event type %s at seq %d", v4.Quote(ev.Type), ev.Seq)
+		return session.Unsupportedf("format v3 contains unknown event type %s at seq %d", jsform.Quote(ev.Type), ev.Seq)
 	}
 	out := ev
 	if target != ev.Seq {

@@ -1,0 +1,112 @@
+// Package jsform holds the JavaScript-flavoured value checks and renderings
+// that every dsh session-format codec shares (dsh's session-format json.ts
+// and its copies in each version's codec): counts, safe integers, object
+// records and exact key sets, and values rendered as a template literal or
+// JSON.stringify renders them. Refusal wording is the caller's: dsh words the
+// same check differently from one format to the next.
+package jsform
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/dshlog/dshlog/jsonv"
+	"github.com/dshlog/dshlog/session"
+)
+
+// Count requires a non-negative safe integer, -0 refused, refusing with
+// "<label> must be a non-negative safe integer" (dsh's sessionFormatCount).
+func Count(v jsonv.Value, label string) (int64, error) {
+	n, ok := v.Count()
+	if !ok {
+		return 0, session.FormatErrorf("%s must be a non-negative safe integer", label)
+	}
+	return n, nil
+}
+
+// SafeInteger requires a safe integer, -0 refused, refusing with "<label>
+// must be a safe integer" (dsh's sessionFormatSafeInteger).
+func SafeInteger(v jsonv.Value, label string) (int64, error) {
+	n, ok := v.SafeInt()
+	if !ok {
+		return 0, session.FormatErrorf("%s must be a safe integer", label)
+	}
+	return n, nil
+}
+
+// Record returns v when it is a JSON object (dsh's isSessionFormatJsonObject)
+// and otherwise a SessionFormatError of format applied to label, format being
+// the caller's wording, such as "%s must be a JSON object".
+func Record(v jsonv.Value, format, label string) (jsonv.Value, error) {
+	if v.Kind() != jsonv.Object {
+		return v, session.FormatErrorf(format, label)
+	}
+	return v, nil
+}
+
+// MissingKey returns the first of the required keys that object v lacks.
+func MissingKey(v jsonv.Value, required []string) (string, bool) {
+	for _, k := range required {
+		if !v.Has(k) {
+			return k, true
+		}
+	}
+	return "", false
+}
+
+// UnexpectedKey returns the first member of v named in neither required nor
+// optional.
+func UnexpectedKey(v jsonv.Value, required, optional []string) (string, bool) {
+	for _, m := range v.Members() {
+		if !slices.Contains(required, m.Key) && !slices.Contains(optional, m.Key) {
+			return m.Key, true
+		}
+	}
+	return "", false
+}
+
+// ExactKeys requires object v to have every required key and no key outside
+// required and optional, a missing key reported before an unexpected one.
+// refusal builds the error for the offending key (missing tells which
+// problem), so no message is formatted for a good object.
+func ExactKeys(v jsonv.Value, required, optional []string, refusal func(key string, missing bool) error) error {
+	if k, ok := MissingKey(v, required); ok {
+		return refusal(k, true)
+	}
+	if k, ok := UnexpectedKey(v, required, optional); ok {
+		return refusal(k, false)
+	}
+	return nil
+}
+
+// Quote returns s as JSON.stringify writes a string, which dsh uses to name
+// keys, types and ids in its messages.
+func Quote(s string) string { return string(jsonv.AppendString(nil, s)) }
+
+// String renders a member as JavaScript's String(value) does in a template
+// literal: strings bare, null as "null", objects as "[object Object]", arrays
+// as their elements joined by commas (null elements empty), numbers and
+// booleans in their JSON form. present false stands for undefined.
+func String(v jsonv.Value, present bool) string {
+	if !present {
+		return "undefined"
+	}
+	switch v.Kind() {
+	case jsonv.String:
+		return v.Text()
+	case jsonv.Null:
+		return "null"
+	case jsonv.Object:
+		return "[object Object]"
+	case jsonv.Array:
+		elements := v.Elements()
+		parts := make([]string, len(elements))
+		for i, e := range elements {
+			if e.Kind() != jsonv.Null {
+				parts[i] = String(e, true)
+			}
+		}
+		return strings.Join(parts, ",")
+	}
+	return v.String()
+}
