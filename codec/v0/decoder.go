@@ -1,6 +1,8 @@
 package v0
 
 import (
+	"strconv"
+
 	"github.com/dshlog/dshlog/codec/jsform"
 	"github.com/dshlog/dshlog/codec/v2"
 	"github.com/dshlog/dshlog/jsonv"
@@ -102,7 +104,7 @@ func (d *Decoder) Finish(stage.Emit) (int64, error) {
 
 // decodeRow classifies one body row and decodes it.
 func decodeRow(row jsonv.Value, rowIndex int64) (stage.Item, error) {
-	if err := Record(row, "released Session row "+itoa(rowIndex)); err != nil {
+	if _, err := v2.ReleasedRecord(row, "released Session row "+itoa(rowIndex)); err != nil {
 		return stage.Item{}, err
 	}
 	if tag, ok := row.Field("type").Str(); ok && (tag == textChunks || tag == reasoningChunks || tag == toolCallChunks) {
@@ -143,3 +145,5 @@ func seqArray(seqs []int64) jsonv.Value {
 	}
 	return jsonv.ArrayValue(elems...)
 }
+
+func itoa(n int64) string { return strconv.FormatInt(n, 10) }

@@ -28,10 +28,10 @@ func DecodeHeader(v jsonv.Value, version int) (session.Header, int64, error) {
 	if !v2.IsLossless(v) {
 		return session.Header{}, 0, session.FormatErrorf("%s is not lossless JSON", label)
 	}
-	if err := Record(v, label); err != nil {
+	if _, err := v2.ReleasedRecord(v, label); err != nil {
 		return session.Header{}, 0, err
 	}
-	if err := ExactMembers(v, label, headerRequired, headerOptional); err != nil {
+	if err := v2.ReleasedMembers(v, label, headerRequired, headerOptional); err != nil {
 		return session.Header{}, 0, err
 	}
 	if v.Field("type").Text() != "session" || v.Field("type").Kind() != jsonv.String {

@@ -2,6 +2,7 @@ package v0
 
 import (
 	"github.com/dshlog/dshlog/codec/jsform"
+	"github.com/dshlog/dshlog/codec/v2"
 	"github.com/dshlog/dshlog/jsonv"
 	"github.com/dshlog/dshlog/session"
 )
@@ -120,7 +121,7 @@ const (
 // the three tags) with dsh's decodePackedRun checks, in dsh's order.
 func decodePackedRun(row jsonv.Value, tag string, rowIndex int64) (*ChunkRun, error) {
 	label := "released " + tag + " row " + itoa(rowIndex)
-	if err := ExactMembers(row, label, []string{"type", "seq0", "time0", "data"}, nil); err != nil {
+	if err := v2.ReleasedMembers(row, label, []string{"type", "seq0", "time0", "data"}, nil); err != nil {
 		return nil, err
 	}
 	seq0, err := jsform.Count(row.Field("seq0"), label+" seq0")
@@ -132,7 +133,7 @@ func decodePackedRun(row jsonv.Value, tag string, rowIndex int64) (*ChunkRun, er
 		return nil, err
 	}
 	data := row.Field("data")
-	if err := Record(data, label+" data"); err != nil {
+	if _, err := v2.ReleasedRecord(data, label+" data"); err != nil {
 		return nil, err
 	}
 	isTool := tag == toolCallChunks
@@ -142,7 +143,7 @@ func decodePackedRun(row jsonv.Value, tag string, rowIndex int64) (*ChunkRun, er
 		payloadKey = "args"
 		required, optional = []string{"turn", "step", "index", "id", "dt", "args"}, []string{"name"}
 	}
-	if err := ExactMembers(data, label+" data", required, optional); err != nil {
+	if err := v2.ReleasedMembers(data, label+" data", required, optional); err != nil {
 		return nil, err
 	}
 	payload := data.Field(payloadKey)

@@ -6,6 +6,7 @@ package v2
 import (
 	"path"
 
+	"github.com/dshlog/dshlog/codec/jsform"
 	"github.com/dshlog/dshlog/jsonv"
 	"github.com/dshlog/dshlog/session"
 )
@@ -46,7 +47,7 @@ func DecodeHeader(v jsonv.Value) (session.Header, error) {
 	if v.Kind() != jsonv.Object {
 		return session.Header{}, session.FormatErrorf("%s must be an object", label)
 	}
-	err := exactKeys(v, headerRequired, headerOptional, func(key string, missing bool) error {
+	err := jsform.ExactKeys(v, headerRequired, headerOptional, func(key string, missing bool) error {
 		if missing {
 			return session.FormatErrorf("%s lacks %s", label, key)
 		}
@@ -114,7 +115,7 @@ func DecodeEvent(row jsonv.Value, rowIndex int64) (session.Event, error) {
 	if row.Kind() != jsonv.Object {
 		return session.Event{}, session.FormatErrorf("released v2 row %d must be an object", rowIndex)
 	}
-	err := exactKeys(row, eventRequired, eventOptional, func(key string, missing bool) error {
+	err := jsform.ExactKeys(row, eventRequired, eventOptional, func(key string, missing bool) error {
 		if missing {
 			return session.FormatErrorf("released v2 row %d lacks required field %s", rowIndex, key)
 		}
@@ -191,7 +192,7 @@ func (d *Decoder) Decode(row jsonv.Value) (session.Event, bool, error) {
 		return ev, false, nil
 	}
 	if n, isNumber := row.Field("seq").Number(); !isNumber || n != float64(d.count) {
-		gap := session.FormatErrorf("released v2 row %d has seq gap (expected %d, got %s)", current, d.count, jsString(row.Field("seq")))
+		gap := session.FormatErrorf("released v2 row %d has seq gap (expected %d, got %s)", current, d.count, jsform.String(row.Field("seq"), true))
 		if d.recovery == Strict {
 			return ev, false, gap
 		}
@@ -270,61 +271,9 @@ func ContainsNegZero(v jsonv.Value) bool {
 	return false
 }
 
-// exactKeys checks that object v has every required key and no key outside
-// required and optional; refusal builds the error for the first offending
-// key (missing tells which problem), so no message is formatted for a good
-// row.
-func exactKeys(v jsonv.Value, required, optional []string, refusal func(key string, missing bool) error) error {
-	for _, k := range required {
-		if !v.Has(k) {
-			return refusal(k, true)
-		}
-	}
-	for _, m := range v.Members() {
-		if !contains(required, m.Key) && !contains(optional, m.Key) {
-			return refusal(m.Key, false)
-		}
-	}
-	return nil
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
 func isNumber(v jsonv.Value, want float64) bool {
 	n, ok := v.Number()
 	return ok && n == want
 }
 
 func itoa(n int64) string { return jsonv.IntValue(n).String() }
-
-// jsString renders v as JavaScript's String(v) would in a template literal,
-// for dsh's messages that interpolate a value.
-func jsString(v jsonv.Value) string {
-	switch v.Kind() {
-	case jsonv.String:
-		return v.Text()
-	case jsonv.Null:
-		return "null"
-	case jsonv.Object:
-		return "[object Object]"
-	case jsonv.Array:
-		parts := ""
-		for i, e := range v.Elements() {
-			if i > 0 {
-				parts += ","
-			}
-			if e.Kind() != jsonv.Null {
-				parts += jsString(e)
-			}
-		}
-		return parts
-	}
-	return v.String()
-}

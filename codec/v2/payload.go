@@ -1,6 +1,7 @@
 package v2
 
 import (
+	"github.com/dshlog/dshlog/codec/jsform"
 	"github.com/dshlog/dshlog/jsonv"
 	"github.com/dshlog/dshlog/session"
 )
@@ -13,10 +14,10 @@ import (
 func CheckEventPayload(ev session.Event, version int) error {
 	d, ok := V0Disposition(ev.Type)
 	if !ok {
-		return session.Unsupportedf("format v0 contains unknown historical event type %s at seq %d; migration refuses unknown historical events even when ignorable", quote(ev.Type), ev.Seq)
+		return session.Unsupportedf("format v0 contains unknown historical event type %s at seq %d; migration refuses unknown historical events even when ignorable", jsform.Quote(ev.Type), ev.Seq)
 	}
 	label := ev.Type + " " + itoa(ev.Seq)
-	data, err := jsonRecord(ev.Data(), label+" data")
+	data, err := ReleasedRecord(ev.Data(), label+" data")
 	if err != nil {
 		return err
 	}
@@ -40,7 +41,7 @@ func CheckEventPayload(ev session.Event, version int) error {
 	if version == 1 && ev.Type == "session-log-deepseek/delivery-accepted" {
 		optional = append(append([]string(nil), optional...), "sessionFormatVersion")
 	}
-	if err := memberNames(data, d.Required, optional, label+" data"); err != nil {
+	if err := ReleasedMembers(data, label+" data", d.Required, optional); err != nil {
 		return err
 	}
 	for _, key := range d.Opaque {
@@ -56,7 +57,7 @@ func CheckEventPayload(ev session.Event, version int) error {
 // (0, 1, 2, or 3 where v3 reuses them). Member sets are the caller's check.
 func CheckPayloadSemantics(ev session.Event, version int) error {
 	label := ev.Type + " " + itoa(ev.Seq)
-	data, err := jsonRecord(ev.Data(), label+" data")
+	data, err := ReleasedRecord(ev.Data(), label+" data")
 	if err != nil {
 		return err
 	}
@@ -404,7 +405,7 @@ func CheckPayloadSemantics(ev session.Event, version int) error {
 			func() error { return deepSeekSearchBodyValue(f("body"), sub("body")) },
 		)
 	}
-	return session.FormatErrorf("released payload validator is missing event %s", quote(ev.Type))
+	return session.FormatErrorf("released payload validator is missing event %s", jsform.Quote(ev.Type))
 }
 
 // all runs checks in order and returns the first refusal, so each case reads

@@ -2,9 +2,11 @@ package v2
 
 import (
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/dshlog/dshlog/codec/jsform"
 	"github.com/dshlog/dshlog/jsonv"
 	"github.com/dshlog/dshlog/session"
 )
@@ -12,37 +14,31 @@ import (
 // The primitive checks of dsh's released payload validator, each refusing
 // with "<label> must …" exactly as dsh words it.
 
-// jsonRecord requires a JSON object (releasedV0Record).
-func jsonRecord(v jsonv.Value, label string) (jsonv.Value, error) {
-	if v.Kind() != jsonv.Object {
-		return v, session.FormatErrorf("%s must be a JSON object", label)
-	}
-	return v, nil
+// ReleasedRecord requires a JSON object, refusing with "<label> must be a
+// JSON object" (dsh's releasedV0Record); it returns v.
+func ReleasedRecord(v jsonv.Value, label string) (jsonv.Value, error) {
+	return jsform.Record(v, "%s must be a JSON object", label)
 }
 
-// memberNames requires every required member and nothing outside required
-// and optional; an unexpected member is reported before a missing one
-// (assertReleasedV0Keys).
-func memberNames(v jsonv.Value, required, optional []string, label string) error {
-	for _, m := range v.Members() {
-		if !contains(required, m.Key) && !contains(optional, m.Key) {
-			return session.FormatErrorf("%s has unexpected member %s", label, quote(m.Key))
-		}
+// ReleasedMembers requires every required member of object v and nothing
+// outside required and optional, reporting an unexpected member before a
+// missing one (dsh's assertReleasedV0Keys).
+func ReleasedMembers(v jsonv.Value, label string, required, optional []string) error {
+	if k, ok := jsform.UnexpectedKey(v, required, optional); ok {
+		return session.FormatErrorf("%s has unexpected member %s", label, jsform.Quote(k))
 	}
-	for _, k := range required {
-		if !v.Has(k) {
-			return session.FormatErrorf("%s lacks required member %s", label, quote(k))
-		}
+	if k, ok := jsform.MissingKey(v, required); ok {
+		return session.FormatErrorf("%s lacks required member %s", label, jsform.Quote(k))
 	}
 	return nil
 }
 
 // exactRecord requires an object with exactly the named members.
 func exactRecord(v jsonv.Value, label string, required []string, optional ...string) (jsonv.Value, error) {
-	if _, err := jsonRecord(v, label); err != nil {
+	if _, err := ReleasedRecord(v, label); err != nil {
 		return v, err
 	}
-	return v, memberNames(v, required, optional, label)
+	return v, ReleasedMembers(v, label, required, optional)
 }
 
 func stringValue(v jsonv.Value, label string) error {
@@ -102,7 +98,7 @@ func finiteNumberValue(v jsonv.Value, label string) (float64, error) {
 
 // oneOf requires one of the given strings (literalValue over strings).
 func oneOf(v jsonv.Value, label string, allowed ...string) error {
-	if s, ok := v.Str(); ok && contains(allowed, s) {
+	if s, ok := v.Str(); ok && slices.Contains(allowed, s) {
 		return nil
 	}
 	return session.FormatErrorf("%s must be one of %s", label, strings.Join(allowed, ", "))
@@ -190,8 +186,6 @@ func ifPresent(obj jsonv.Value, key, label string, check func(jsonv.Value, strin
 	}
 	return nil
 }
-
-func quote(s string) string { return string(jsonv.AppendString(nil, s)) }
 
 // isJSWhitespace reports whether r is removed by JavaScript's String.trim.
 func isJSWhitespace(r rune) bool {

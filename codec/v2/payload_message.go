@@ -39,7 +39,7 @@ func messageValue(v jsonv.Value, label string, version int, expected messageRole
 	if err := contentBlocksValue(message.Field("content"), label+" content", version); err != nil {
 		return err
 	}
-	source, err := jsonRecord(message.Field("source"), label+" source")
+	source, err := ReleasedRecord(message.Field("source"), label+" source")
 	if err != nil {
 		return err
 	}
@@ -54,7 +54,7 @@ func messageValue(v jsonv.Value, label string, version int, expected messageRole
 	content := message.Field("content")
 	var block jsonv.Value
 	if content.Len() == 1 {
-		if block, err = jsonRecord(content.Index(0), label+" tool result"); err != nil {
+		if block, err = ReleasedRecord(content.Index(0), label+" tool result"); err != nil {
 			return err
 		}
 	}
@@ -82,7 +82,7 @@ func strictEqual(a, b jsonv.Value, aPresent, bPresent bool) bool {
 }
 
 func legacyGoalMessageValue(message, source jsonv.Value, label string) error {
-	if err := memberNames(source, names("kind", "goalId", "revision", "round", "change"), nil, label+" source"); err != nil {
+	if err := ReleasedMembers(source, label+" source", names("kind", "goalId", "revision", "round", "change"), nil); err != nil {
 		return err
 	}
 	if err := nonEmptyString(source.Field("goalId"), label+" source goalId"); err != nil {
@@ -94,7 +94,7 @@ func legacyGoalMessageValue(message, source jsonv.Value, label string) error {
 	if round, ok := source.Field("round").Number(); !ok || round != 0 {
 		return session.FormatErrorf("%s legacy goal source round must be 0", label)
 	}
-	change, err := jsonRecord(source.Field("change"), label+" source change")
+	change, err := ReleasedRecord(source.Field("change"), label+" source change")
 	if err != nil {
 		return err
 	}
@@ -106,7 +106,7 @@ func legacyGoalMessageValue(message, source jsonv.Value, label string) error {
 	if clear {
 		refValue = change.Field("cleared")
 	}
-	ref, err := jsonRecord(refValue, label+" source change ref")
+	ref, err := ReleasedRecord(refValue, label+" source change ref")
 	if err != nil {
 		return err
 	}
@@ -150,7 +150,7 @@ func messageSourceValue(source jsonv.Value, label string, version int, expected 
 	switch kind.Text() {
 	case "user":
 		return all(
-			func() error { return memberNames(source, names("kind"), names("rpcId", "clientTimeZone"), label) },
+			func() error { return ReleasedMembers(source, label, names("kind"), names("rpcId", "clientTimeZone")) },
 			func() error { return ifPresent(source, "rpcId", label+" rpcId", nonEmptyString) },
 			func() error { return ifPresent(source, "clientTimeZone", label+" clientTimeZone", nonEmptyString) },
 		)
@@ -159,20 +159,20 @@ func messageSourceValue(source jsonv.Value, label string, version int, expected 
 	case "model":
 		return all(
 			func() error {
-				return memberNames(source, names("kind", "provider", "model"), names("replayState"), label)
+				return ReleasedMembers(source, label, names("kind", "provider", "model"), names("replayState"))
 			},
 			func() error { return nonEmptyString(f("provider"), label+" provider") },
 			func() error { return nonEmptyString(f("model"), label+" model") },
 		)
 	case "tool":
 		return all(
-			func() error { return memberNames(source, names("kind", "callId"), nil, label) },
+			func() error { return ReleasedMembers(source, label, names("kind", "callId"), nil) },
 			func() error { return nonEmptyString(f("callId"), label+" callId") },
 		)
 	case "agent-instructions":
 		return all(
 			func() error {
-				return memberNames(source, names("kind", "form", "changes"), names("baseline", "baselineIdentity"), label)
+				return ReleasedMembers(source, label, names("kind", "form", "changes"), names("baseline", "baselineIdentity"))
 			},
 			func() error { return oneOf(f("form"), label+" form", "instructions") },
 			func() error { return ifPresent(source, "baseline", label+" baseline", isTrueLiteral) },
@@ -198,7 +198,7 @@ func messageSourceValue(source jsonv.Value, label string, version int, expected 
 	case "team-message":
 		return all(
 			func() error {
-				return memberNames(source, names("kind", "teamId", "messageId", "senderId", "senderName"), nil, label)
+				return ReleasedMembers(source, label, names("kind", "teamId", "messageId", "senderId", "senderName"), nil)
 			},
 			func() error { return nonEmptyString(f("teamId"), label+" teamId") },
 			func() error { return nonEmptyString(f("messageId"), label+" messageId") },
@@ -207,20 +207,20 @@ func messageSourceValue(source jsonv.Value, label string, version int, expected 
 		)
 	case "goal":
 		return all(
-			func() error { return memberNames(source, names("kind", "goalId", "revision", "round"), nil, label) },
+			func() error { return ReleasedMembers(source, label, names("kind", "goalId", "revision", "round"), nil) },
 			func() error { return nonEmptyString(f("goalId"), label+" goalId") },
 			func() error { return positiveCheck(f("revision"), label+" revision") },
 			func() error { return positiveCheck(f("round"), label+" round") },
 		)
 	case "skill-invocation":
 		return all(
-			func() error { return memberNames(source, names("kind", "name", "form"), nil, label) },
+			func() error { return ReleasedMembers(source, label, names("kind", "name", "form"), nil) },
 			func() error { return nonEmptyString(f("name"), label+" name") },
 			func() error { return oneOf(f("form"), label+" form", "instructions") },
 		)
 	case "skill-catalog":
 		return all(
-			func() error { return memberNames(source, names("kind", "form", "entries"), names("update"), label) },
+			func() error { return ReleasedMembers(source, label, names("kind", "form", "entries"), names("update")) },
 			func() error { return oneOf(f("form"), label+" form", "catalog") },
 			func() error { return ifPresent(source, "update", label+" update", isTrueLiteral) },
 			func() error {
@@ -239,14 +239,14 @@ func messageSourceValue(source jsonv.Value, label string, version int, expected 
 		)
 	case "coordinator", "subagent-report":
 		return all(
-			func() error { return memberNames(source, names("kind", "form", "senderSessionId"), nil, label) },
+			func() error { return ReleasedMembers(source, label, names("kind", "form", "senderSessionId"), nil) },
 			func() error { return oneOf(f("form"), label+" form", "relay") },
 			func() error { return nonEmptyString(f("senderSessionId"), label+" senderSessionId") },
 		)
 	case "subagent-settled":
 		return all(
 			func() error {
-				return memberNames(source, names("kind", "form", "summary", "senderSessionId"), nil, label)
+				return ReleasedMembers(source, label, names("kind", "form", "summary", "senderSessionId"), nil)
 			},
 			func() error { return oneOf(f("form"), label+" form", "notice") },
 			func() error { return stringValue(f("summary"), label+" summary") },
@@ -255,7 +255,7 @@ func messageSourceValue(source jsonv.Value, label string, version int, expected 
 	case "webhook":
 		return all(
 			func() error {
-				return memberNames(source, names("kind", "provider", "source", "deliveryId", "ruleId", "form", "summary"), nil, label)
+				return ReleasedMembers(source, label, names("kind", "provider", "source", "deliveryId", "ruleId", "form", "summary"), nil)
 			},
 			func() error { return nonEmptyString(f("provider"), label+" provider") },
 			func() error { return nonEmptyString(f("source"), label+" source") },
@@ -274,7 +274,7 @@ func pluginSourceValue(source jsonv.Value, label string) error {
 	if compact {
 		optional = append(optional, "compactionId", "sourceCommandId")
 	}
-	if err := memberNames(source, names("kind", "plugin"), optional, label); err != nil {
+	if err := ReleasedMembers(source, label, names("kind", "plugin"), optional); err != nil {
 		return err
 	}
 	if err := nonEmptyString(source.Field("plugin"), label+" plugin"); err != nil {
@@ -322,7 +322,7 @@ func pluginSourceValue(source jsonv.Value, label string) error {
 }
 
 func sessionReferenceSourceValue(source jsonv.Value, label string, version int) error {
-	if err := memberNames(source, names("kind", "form", "version", "references"), nil, label); err != nil {
+	if err := ReleasedMembers(source, label, names("kind", "form", "version", "references"), nil); err != nil {
 		return err
 	}
 	if err := oneOf(source.Field("form"), label+" form", "recall"); err != nil {
@@ -411,7 +411,7 @@ func contentBlocksValue(v jsonv.Value, label string, version int) error {
 }
 
 func contentBlockValue(v jsonv.Value, label string, version int) error {
-	block, err := jsonRecord(v, label)
+	block, err := ReleasedRecord(v, label)
 	if err != nil {
 		return err
 	}
@@ -420,17 +420,17 @@ func contentBlockValue(v jsonv.Value, label string, version int) error {
 	switch typ.Text() {
 	case "text", "reasoning":
 		return all(
-			func() error { return memberNames(block, names("type", "text"), nil, label) },
+			func() error { return ReleasedMembers(block, label, names("type", "text"), nil) },
 			func() error { return stringValue(f("text"), label+" text") },
 		)
 	case "image":
 		return all(
-			func() error { return memberNames(block, names("type", "attachment"), nil, label) },
+			func() error { return ReleasedMembers(block, label, names("type", "attachment"), nil) },
 			func() error { return imageAttachmentValue(f("attachment"), label+" attachment") },
 		)
 	case "tool-call":
 		return all(
-			func() error { return memberNames(block, names("type", "id", "name", "arguments"), nil, label) },
+			func() error { return ReleasedMembers(block, label, names("type", "id", "name", "arguments"), nil) },
 			func() error { return nonEmptyString(f("id"), label+" id") },
 			func() error { return nonEmptyString(f("name"), label+" name") },
 			func() error { return stringValue(f("arguments"), label+" arguments") },
@@ -438,7 +438,7 @@ func contentBlockValue(v jsonv.Value, label string, version int) error {
 	case "tool-result":
 		return all(
 			func() error {
-				return memberNames(block, names("type", "toolCallId", "content"), names("isError"), label)
+				return ReleasedMembers(block, label, names("type", "toolCallId", "content"), names("isError"))
 			},
 			func() error { return nonEmptyString(f("toolCallId"), label+" toolCallId") },
 			func() error { return contentBlocksValue(f("content"), label+" content", version) },
@@ -524,7 +524,7 @@ func llmFailureValue(v jsonv.Value, label string) error {
 }
 
 func streamChunkValue(v jsonv.Value, label string) error {
-	chunk, err := jsonRecord(v, label)
+	chunk, err := ReleasedRecord(v, label)
 	if err != nil {
 		return err
 	}
@@ -533,20 +533,20 @@ func streamChunkValue(v jsonv.Value, label string) error {
 	switch typ.Text() {
 	case "block-start":
 		return all(
-			func() error { return memberNames(chunk, names("type", "index", "blockType"), nil, label) },
+			func() error { return ReleasedMembers(chunk, label, names("type", "index", "blockType"), nil) },
 			func() error { return countCheck(f("index"), label+" index") },
 			func() error { return nonEmptyString(f("blockType"), label+" blockType") },
 		)
 	case "text-delta", "reasoning-delta":
 		return all(
-			func() error { return memberNames(chunk, names("type", "index", "text"), nil, label) },
+			func() error { return ReleasedMembers(chunk, label, names("type", "index", "text"), nil) },
 			func() error { return countCheck(f("index"), label+" index") },
 			func() error { return stringValue(f("text"), label+" text") },
 		)
 	case "tool-call-delta":
 		return all(
 			func() error {
-				return memberNames(chunk, names("type", "index", "id", "argumentsDelta"), names("name"), label)
+				return ReleasedMembers(chunk, label, names("type", "index", "id", "argumentsDelta"), names("name"))
 			},
 			func() error { return countCheck(f("index"), label+" index") },
 			func() error { return nonEmptyString(f("id"), label+" id") },
@@ -555,18 +555,18 @@ func streamChunkValue(v jsonv.Value, label string) error {
 		)
 	case "block-end":
 		return all(
-			func() error { return memberNames(chunk, names("type", "index", "block"), nil, label) },
+			func() error { return ReleasedMembers(chunk, label, names("type", "index", "block"), nil) },
 			func() error { return countCheck(f("index"), label+" index") },
 			func() error { return contentBlockValue(f("block"), label+" block", 1) },
 		)
 	case "usage":
 		return all(
-			func() error { return memberNames(chunk, names("type", "usage"), nil, label) },
+			func() error { return ReleasedMembers(chunk, label, names("type", "usage"), nil) },
 			func() error { return tokenUsageValue(f("usage"), label+" usage") },
 		)
 	case "finish":
 		return all(
-			func() error { return memberNames(chunk, names("type", "reason"), names("replayState"), label) },
+			func() error { return ReleasedMembers(chunk, label, names("type", "reason"), names("replayState")) },
 			func() error { return finishReasonValue(f("reason"), label+" reason") },
 			func() error {
 				return ifPresent(chunk, "replayState", label+" replayState", func(v jsonv.Value, l string) error {
@@ -595,19 +595,19 @@ func jsStringify(v jsonv.Value, present bool) string {
 }
 
 func finishReasonValue(v jsonv.Value, label string) error {
-	reason, err := jsonRecord(v, label)
+	reason, err := ReleasedRecord(v, label)
 	if err != nil {
 		return err
 	}
 	kind := reason.Field("kind")
 	switch {
 	case kind.Text() == "aborted" || kind.Text() == "error":
-		if err := memberNames(reason, names("kind", "failure"), nil, label); err != nil {
+		if err := ReleasedMembers(reason, label, names("kind", "failure"), nil); err != nil {
 			return err
 		}
 		return llmFailureValue(reason.Field("failure"), label+" failure")
 	case kind.Text() == "stop" || kind.Text() == "tool-calls" || kind.Text() == "max-tokens":
-		if err := memberNames(reason, names("kind"), nil, label); err != nil {
+		if err := ReleasedMembers(reason, label, names("kind"), nil); err != nil {
 			return err
 		}
 	}
@@ -615,7 +615,7 @@ func finishReasonValue(v jsonv.Value, label string) error {
 }
 
 func turnEndReasonValue(v jsonv.Value, label string) error {
-	reason, err := jsonRecord(v, label)
+	reason, err := ReleasedRecord(v, label)
 	if err != nil {
 		return err
 	}
@@ -625,27 +625,27 @@ func turnEndReasonValue(v jsonv.Value, label string) error {
 	}
 	switch kind.Text() {
 	case "completed", "blocked", "max-tokens", "interrupted":
-		return memberNames(reason, names("kind"), nil, label)
+		return ReleasedMembers(reason, label, names("kind"), nil)
 	case "aborted":
-		if err := memberNames(reason, names("kind", "reason"), nil, label); err != nil {
+		if err := ReleasedMembers(reason, label, names("kind", "reason"), nil); err != nil {
 			return err
 		}
-		cause, err := jsonRecord(reason.Field("reason"), label+" abort cause")
+		cause, err := ReleasedRecord(reason.Field("reason"), label+" abort cause")
 		if err != nil {
 			return err
 		}
 		if cause.Field("kind").Text() == "hook" {
-			if err := memberNames(cause, names("kind", "reason"), nil, label+" abort cause"); err != nil {
+			if err := ReleasedMembers(cause, label+" abort cause", names("kind", "reason"), nil); err != nil {
 				return err
 			}
 			return stringValue(cause.Field("reason"), label+" abort reason")
 		}
-		if err := memberNames(cause, names("kind"), nil, label+" abort cause"); err != nil {
+		if err := ReleasedMembers(cause, label+" abort cause", names("kind"), nil); err != nil {
 			return err
 		}
 		return oneOf(cause.Field("kind"), label+" abort kind", "user", "parent", "disposed", "legacy")
 	case "error":
-		if err := memberNames(reason, names("kind", "error"), nil, label); err != nil {
+		if err := ReleasedMembers(reason, label, names("kind", "error"), nil); err != nil {
 			return err
 		}
 		return llmFailureValue(reason.Field("error"), label+" error")

@@ -113,7 +113,7 @@ func toolSchemaValue(v jsonv.Value, label string) error {
 	if err := stringValue(schema.Field("description"), label+" description"); err != nil {
 		return err
 	}
-	_, err = jsonRecord(schema.Field("parameters"), label+" parameters")
+	_, err = ReleasedRecord(schema.Field("parameters"), label+" parameters")
 	return err
 }
 
@@ -151,7 +151,7 @@ func goalChangeValue(data jsonv.Value, label string) error {
 	if f("operation").Text() == "clear" {
 		return all(
 			func() error {
-				return memberNames(data, names("kind", "version", "operation", "cleared", "clearedAt"), nil, label+" data")
+				return ReleasedMembers(data, label+" data", names("kind", "version", "operation", "cleared", "clearedAt"), nil)
 			},
 			func() error { return goalRefValue(f("cleared"), label+" cleared") },
 			func() error { return countCheck(f("clearedAt"), label+" clearedAt") },
@@ -159,7 +159,7 @@ func goalChangeValue(data jsonv.Value, label string) error {
 	}
 	return all(
 		func() error {
-			return memberNames(data, names("kind", "version", "operation", "goal", "roundsStarted", "createdAt", "updatedAt"), nil, label+" data")
+			return ReleasedMembers(data, label+" data", names("kind", "version", "operation", "goal", "roundsStarted", "createdAt", "updatedAt"), nil)
 		},
 		func() error {
 			return oneOf(f("operation"), label+" operation", "create", "edit", "pause", "resume", "complete", "block")
@@ -219,7 +219,7 @@ func scheduleChangeValue(data jsonv.Value, label string) error {
 		return err
 	}
 	if f("operation").Text() == "create" {
-		if err := memberNames(data, names("version", "operation", "schedule"), nil, label+" data"); err != nil {
+		if err := ReleasedMembers(data, label+" data", names("version", "operation", "schedule"), nil); err != nil {
 			return err
 		}
 		return scheduleRecordValue(f("schedule"), label+" schedule")
@@ -229,7 +229,9 @@ func scheduleChangeValue(data jsonv.Value, label string) error {
 		optional = names("acceptedAt")
 	}
 	return all(
-		func() error { return memberNames(data, names("version", "operation", "id"), optional, label+" data") },
+		func() error {
+			return ReleasedMembers(data, label+" data", names("version", "operation", "id"), optional)
+		},
 		func() error { return oneOf(f("operation"), label+" operation", "delete", "dispatch") },
 		func() error { return scheduleIDValue(f("id"), label+" id") },
 		func() error { return ifPresent(data, "acceptedAt", label+" acceptedAt", instantValue) },
@@ -237,25 +239,25 @@ func scheduleChangeValue(data jsonv.Value, label string) error {
 }
 
 func scheduleRecordValue(v jsonv.Value, label string) error {
-	rec, err := jsonRecord(v, label)
+	rec, err := ReleasedRecord(v, label)
 	if err != nil {
 		return err
 	}
 	f := rec.Field
 	switch f("kind").Text() {
 	case "after":
-		if err := memberNames(rec, names("id", "kind", "prompt", "afterSeconds", "scheduledAt"), nil, label); err != nil {
+		if err := ReleasedMembers(rec, label, names("id", "kind", "prompt", "afterSeconds", "scheduledAt"), nil); err != nil {
 			return err
 		}
 		if err := positiveCheck(f("afterSeconds"), label+" afterSeconds"); err != nil {
 			return err
 		}
 	case "at":
-		if err := memberNames(rec, names("id", "kind", "prompt", "scheduledAt"), nil, label); err != nil {
+		if err := ReleasedMembers(rec, label, names("id", "kind", "prompt", "scheduledAt"), nil); err != nil {
 			return err
 		}
 	case "every":
-		if err := memberNames(rec, names("id", "kind", "prompt", "everySeconds", "scheduledAt"), nil, label); err != nil {
+		if err := ReleasedMembers(rec, label, names("id", "kind", "prompt", "everySeconds", "scheduledAt"), nil); err != nil {
 			return err
 		}
 		seconds, err := positiveIntegerValue(f("everySeconds"), label+" everySeconds")
@@ -300,18 +302,18 @@ func instantValue(v jsonv.Value, label string) error {
 }
 
 func titleSourceValue(v jsonv.Value, label string) error {
-	source, err := jsonRecord(v, label)
+	source, err := ReleasedRecord(v, label)
 	if err != nil {
 		return err
 	}
 	if source.Field("kind").Text() == "provider" {
 		return all(
-			func() error { return memberNames(source, names("kind", "provider"), names("model"), label) },
+			func() error { return ReleasedMembers(source, label, names("kind", "provider"), names("model")) },
 			func() error { return nonEmptyString(source.Field("provider"), label+" provider") },
 			func() error { return ifPresent(source, "model", label+" model", modelRouteValue) },
 		)
 	}
-	if err := memberNames(source, names("kind"), nil, label); err != nil {
+	if err := ReleasedMembers(source, label, names("kind"), nil); err != nil {
 		return err
 	}
 	return oneOf(source.Field("kind"), label+" kind", "fallback", "user")
@@ -337,7 +339,7 @@ func subagentDescriptorValue(data jsonv.Value, label string) error {
 		return err
 	}
 	if f("mode").Text() == "one-shot" {
-		if err := memberNames(data, names("mode", "version", "provider"), names("label"), label+" data"); err != nil {
+		if err := ReleasedMembers(data, label+" data", names("mode", "version", "provider"), names("label")); err != nil {
 			return err
 		}
 		return ifPresent(data, "label", label+" label", stringValue)

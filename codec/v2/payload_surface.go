@@ -49,11 +49,11 @@ func CheckSurfaceMetadata(row jsonv.Value, seq int64, eventType string, assistan
 	if !ok || op.Text() == "append" {
 		return nil
 	}
-	replacement, err := jsonRecord(op, label+" surfaceOp")
+	replacement, err := ReleasedRecord(op, label+" surfaceOp")
 	if err != nil {
 		return err
 	}
-	if err := memberNames(replacement, names("op", "start", "end"), nil, label+" surfaceOp"); err != nil {
+	if err := ReleasedMembers(replacement, label+" surfaceOp", names("op", "start", "end"), nil); err != nil {
 		return err
 	}
 	if replacement.Field("op").Text() != "replace" {

@@ -2,6 +2,7 @@ package v2
 
 import (
 	"errors"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -156,7 +157,7 @@ func TestLeafTypeCorruption(t *testing.T) {
 func leafPaths(typ string, v jsonv.Value, path []string) [][]string {
 	if len(path) > 0 {
 		last := path[len(path)-1]
-		if contains(v0Inventory[typ].Opaque, path[0]) || last == "replayState" || last == "parameters" {
+		if slices.Contains(v0Inventory[typ].Opaque, path[0]) || last == "replayState" || last == "parameters" {
 			return nil
 		}
 	}
@@ -370,7 +371,7 @@ func TestDispositionLookup(t *testing.T) {
 	if _, ok := V2Disposition("assistant/chunk"); ok {
 		t.Error("assistant/chunk is not a v2 type")
 	}
-	if d, ok := V2Disposition("session/end-seed"); !ok || !contains(d.Optional, "inherited") {
+	if d, ok := V2Disposition("session/end-seed"); !ok || !slices.Contains(d.Optional, "inherited") {
 		t.Error("v2 end-seed admits inherited")
 	}
 	if d, ok := V0Disposition("__proto__"); !ok || !d.Inherited {

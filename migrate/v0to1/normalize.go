@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/dshlog/dshlog/codec/jsform"
-	"github.com/dshlog/dshlog/codec/v0"
+	"github.com/dshlog/dshlog/codec/v2"
 	"github.com/dshlog/dshlog/jsonv"
 	"github.com/dshlog/dshlog/session"
 )
@@ -56,7 +56,7 @@ func (s *edgeStage) turnStart(ev session.Event) (session.Event, error) {
 	if err != nil || !data.Has("trigger") {
 		return ev, err
 	}
-	if err := v0.ExactMembers(data, label(ev, "data"), []string{"turn", "trigger"}, nil); err != nil {
+	if err := v2.ReleasedMembers(data, label(ev, "data"), []string{"turn", "trigger"}, nil); err != nil {
 		return ev, err
 	}
 	turn, err := jsform.Count(data.Field("turn"), label(ev, "turn"))
@@ -64,7 +64,7 @@ func (s *edgeStage) turnStart(ev session.Event) (session.Event, error) {
 		return ev, err
 	}
 	trigger := data.Field("trigger")
-	if err := v0.Record(trigger, label(ev, "trigger")); err != nil {
+	if _, err := v2.ReleasedRecord(trigger, label(ev, "trigger")); err != nil {
 		return ev, err
 	}
 	if kind, ok := trigger.Field("kind").Str(); turn < 1 || !ok || kind == "" {
@@ -83,7 +83,7 @@ func (s *edgeStage) turnEnd(ev session.Event) (session.Event, error) {
 	if err != nil {
 		return ev, err
 	}
-	if err := v0.ExactMembers(data, label(ev, "data"), []string{"turn", "reason"}, nil); err != nil {
+	if err := v2.ReleasedMembers(data, label(ev, "data"), []string{"turn", "reason"}, nil); err != nil {
 		return ev, err
 	}
 	turn, err := jsform.Count(data.Field("turn"), label(ev, "turn"))
@@ -94,7 +94,7 @@ func (s *edgeStage) turnEnd(ev session.Event) (session.Event, error) {
 		return ev, s.malformed(ev)
 	}
 	reason := data.Field("reason")
-	if err := v0.Record(reason, label(ev, "reason")); err != nil {
+	if _, err := v2.ReleasedRecord(reason, label(ev, "reason")); err != nil {
 		return ev, err
 	}
 	kind, ok := reason.Field("kind").Str()
@@ -104,17 +104,17 @@ func (s *edgeStage) turnEnd(ev session.Event) (session.Event, error) {
 	var current jsonv.Value
 	switch kind {
 	case "completed", "blocked", "max-tokens", "interrupted":
-		return ev, v0.ExactMembers(reason, label(ev, "reason"), []string{"kind"}, nil)
+		return ev, v2.ReleasedMembers(reason, label(ev, "reason"), []string{"kind"}, nil)
 	case "aborted":
 		if reason.Has("reason") {
 			return ev, nil
 		}
-		if err := v0.ExactMembers(reason, label(ev, "reason"), []string{"kind"}, nil); err != nil {
+		if err := v2.ReleasedMembers(reason, label(ev, "reason"), []string{"kind"}, nil); err != nil {
 			return ev, err
 		}
 		current = abortedBecause("legacy")
 	case "disposed":
-		if err := v0.ExactMembers(reason, label(ev, "reason"), []string{"kind"}, nil); err != nil {
+		if err := v2.ReleasedMembers(reason, label(ev, "reason"), []string{"kind"}, nil); err != nil {
 			return ev, err
 		}
 		current = abortedBecause("disposed")
@@ -145,13 +145,13 @@ func (s *edgeStage) errorReason(ev session.Event, reason jsonv.Value) (jsonv.Val
 		return reason, err
 	}
 	if failure, ok := reason.Get("failure"); ok {
-		if err := v0.ExactMembers(reason, label(ev, "reason"), []string{"kind", "step", "failure"}, nil); err != nil {
+		if err := v2.ReleasedMembers(reason, label(ev, "reason"), []string{"kind", "step", "failure"}, nil); err != nil {
 			return reason, err
 		}
-		if err := v0.Record(failure, label(ev, "failure")); err != nil {
+		if _, err := v2.ReleasedRecord(failure, label(ev, "failure")); err != nil {
 			return reason, err
 		}
-		if err := v0.ExactMembers(failure, label(ev, "failure"), []string{"message", "code"}, []string{"status", "providerRetryAfterMs", "requestId"}); err != nil {
+		if err := v2.ReleasedMembers(failure, label(ev, "failure"), []string{"message", "code"}, []string{"status", "providerRetryAfterMs", "requestId"}); err != nil {
 			return reason, err
 		}
 		if failure.Field("message").Kind() != jsonv.String || failure.Field("code").Kind() != jsonv.String {
@@ -159,7 +159,7 @@ func (s *edgeStage) errorReason(ev session.Event, reason jsonv.Value) (jsonv.Val
 		}
 		return errorValue(failure), nil
 	}
-	if err := v0.ExactMembers(reason, label(ev, "reason"), []string{"kind", "step", "message"}, []string{"code"}); err != nil {
+	if err := v2.ReleasedMembers(reason, label(ev, "reason"), []string{"kind", "step", "message"}, []string{"code"}); err != nil {
 		return reason, err
 	}
 	code, hasCode := reason.Get("code")
@@ -186,7 +186,7 @@ func (s *edgeStage) requestHeader(ev session.Event) (session.Event, error) {
 		return ev, err
 	}
 	header := data.Field("header")
-	if err := v0.Record(header, label(ev, "header")); err != nil {
+	if _, err := v2.ReleasedRecord(header, label(ev, "header")); err != nil {
 		return ev, err
 	}
 	prefix, ok := header.Get("messagePrefix")
@@ -211,7 +211,7 @@ func (s *edgeStage) steering(ev session.Event) (session.Event, error) {
 		return ev, err
 	}
 	if wrapped, ok := data.Get("message"); ok {
-		if err := v0.ExactMembers(data, label(ev, "data"), []string{"turn", "message"}, nil); err != nil {
+		if err := v2.ReleasedMembers(data, label(ev, "data"), []string{"turn", "message"}, nil); err != nil {
 			return ev, err
 		}
 		if _, err := jsform.Count(data.Field("turn"), label(ev, "turn")); err != nil {
@@ -219,7 +219,7 @@ func (s *edgeStage) steering(ev session.Event) (session.Event, error) {
 		}
 		return ev.With("type", jsonv.StringValue("user/message")).WithData(wrapped), nil
 	}
-	if err := v0.ExactMembers(data, label(ev, "data"), []string{"turn", "content", "source"}, nil); err != nil {
+	if err := v2.ReleasedMembers(data, label(ev, "data"), []string{"turn", "content", "source"}, nil); err != nil {
 		return ev, err
 	}
 	if _, err := jsform.Count(data.Field("turn"), label(ev, "turn")); err != nil {
@@ -344,7 +344,7 @@ func (s *edgeStage) legacyMessage(ev session.Event) (session.Event, error) {
 		content := data.Field("content")
 		rest := data.Without("content")
 		provenance := rest.Field("provenance")
-		if err := v0.Record(provenance, label(ev, "legacy source")); err != nil {
+		if _, err := v2.ReleasedRecord(provenance, label(ev, "legacy source")); err != nil {
 			return ev, err
 		}
 		message := jsonv.ObjectValue(
@@ -422,8 +422,7 @@ func label(ev session.Event, part string) string {
 
 // eventData returns the event's data, which must be an object.
 func eventData(ev session.Event, part string) (jsonv.Value, error) {
-	data := ev.Data()
-	return data, v0.Record(data, label(ev, part))
+	return v2.ReleasedRecord(ev.Data(), label(ev, part))
 }
 
 func isString(v jsonv.Value, want string) bool {

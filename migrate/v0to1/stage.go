@@ -140,7 +140,7 @@ func checkPayload(ev session.Event) error {
 	if d.Inherited {
 		return session.FormatErrorf("required is not iterable (cannot read property Symbol(Symbol.iterator))")
 	}
-	if err := v0.ExactMembers(data, label(ev, "data"), d.Required, d.Optional); err != nil {
+	if err := v2.ReleasedMembers(data, label(ev, "data"), d.Required, d.Optional); err != nil {
 		return err
 	}
 	for _, key := range d.Opaque {

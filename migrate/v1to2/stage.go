@@ -146,13 +146,13 @@ func checkPayload(row jsonv.Value) error {
 	}
 	label := jsString(typ) + " " + itoa(seq) + " data"
 	data := row.Field("data")
-	if err := v0.Record(data, label); err != nil {
+	if _, err := v2.ReleasedRecord(data, label); err != nil {
 		return err
 	}
 	if d.Inherited {
 		return session.FormatErrorf("required is not iterable (cannot read property Symbol(Symbol.iterator))")
 	}
-	if err := v0.ExactMembers(data, label, d.Required, d.Optional); err != nil {
+	if err := v2.ReleasedMembers(data, label, d.Required, d.Optional); err != nil {
 		return err
 	}
 	for _, key := range d.Opaque {
