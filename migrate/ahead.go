@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"sync"
 
+	"github.com/dshlog/dshlog/codec/v3"
 	"github.com/dshlog/dshlog/jsonl"
 	"github.com/dshlog/dshlog/jsonv"
 )
@@ -37,6 +38,9 @@ type parsedLine struct {
 	jsonl.Line
 	row jsonv.Value
 	err error // the parse's syntax error
+	// check is the codec's checks of the row alone, when checked.
+	check   v3.RowCheck
+	checked bool
 }
 
 // A batch ends after batchLines lines or batchBytes bytes of text, whichever
@@ -48,20 +52,21 @@ const (
 	aheadBatches = 2
 )
 
-// startReadAhead starts reading the lines of r after the ones already read.
-// r belongs to the read-ahead until close.
-func startReadAhead(r *jsonl.Reader) *readAhead {
+// startReadAhead starts reading the lines of r after the ones already read;
+// check, when set, is run on every parsed row. r belongs to the read-ahead
+// until close.
+func startReadAhead(r *jsonl.Reader, check func(jsonv.Value) v3.RowCheck) *readAhead {
 	a := &readAhead{
 		out:  make(chan *batch, aheadBatches),
 		free: make(chan *batch, aheadBatches+2),
 		done: make(chan struct{}),
 	}
 	a.wg.Add(1)
-	go a.run(r)
+	go a.run(r, check)
 	return a
 }
 
-func (a *readAhead) run(r *jsonl.Reader) {
+func (a *readAhead) run(r *jsonl.Reader, check func(jsonv.Value) v3.RowCheck) {
 	defer a.wg.Done()
 	for {
 		var b *batch
@@ -82,6 +87,9 @@ func (a *readAhead) run(r *jsonl.Reader) {
 			if !line.Torn {
 				p.row, p.err = jsonv.Parse(line.Text)
 				warm(p.row)
+				if p.err == nil && check != nil {
+					p.check, p.checked = check(p.row), true
+				}
 			}
 			b.lines = append(b.lines, p)
 			size += len(line.Text)

@@ -2,6 +2,7 @@ package migrate
 
 import (
 	"github.com/dshlog/dshlog/codec/v2"
+	"github.com/dshlog/dshlog/codec/v3"
 	"github.com/dshlog/dshlog/jsonv"
 	"github.com/dshlog/dshlog/migrate/stage"
 	"github.com/dshlog/dshlog/session"
@@ -223,6 +224,20 @@ func (c *catalog) newRestore(hv jsonv.Value, recovery v2.Recovery, validation Va
 // decodeRow feeds one parsed body row through the codec and the chain.
 func (r *restore) decodeRow(row jsonv.Value) error {
 	return r.decoder.Decode(row, r.entry)
+}
+
+// checkRow returns the codec's checks of a row that depend on the row
+// alone, to run ahead of decodeChecked, or nil when the codec has none.
+func (r *restore) checkRow() func(jsonv.Value) v3.RowCheck {
+	if c, ok := r.decoder.(rowChecker); ok {
+		return c.CheckRow
+	}
+	return nil
+}
+
+// decodeChecked is decodeRow for a row whose checkRow result is c.
+func (r *restore) decodeChecked(row jsonv.Value, c v3.RowCheck) error {
+	return r.decoder.(rowChecker).DecodeChecked(row, c, r.entry)
 }
 
 // finish ends the restore as dsh's catalog does: the codec's final checks,

@@ -41,6 +41,30 @@ func (r eventRows) Decode(row jsonv.Value, emit stage.Emit) error {
 
 func (r eventRows) Finish(stage.Emit) (int64, error) { return r.dec.Finish() }
 
+// rowChecker is a rowDecoder whose checks of a row that depend on the row
+// alone can run ahead, on the read-ahead goroutine: CheckRow computes them
+// and DecodeChecked then takes the row with their result.
+type rowChecker interface {
+	CheckRow(row jsonv.Value) v3.RowCheck
+	DecodeChecked(row jsonv.Value, c v3.RowCheck, emit stage.Emit) error
+}
+
+// v3Rows is the v3 codec's rowDecoder, a rowChecker.
+type v3Rows struct {
+	eventRows
+	dec *v3.Decoder
+}
+
+func (r v3Rows) CheckRow(row jsonv.Value) v3.RowCheck { return v3.CheckRow(row) }
+
+func (r v3Rows) DecodeChecked(row jsonv.Value, c v3.RowCheck, emit stage.Emit) error {
+	ev, ok, err := r.dec.DecodeChecked(row, c)
+	if err != nil || !ok {
+		return err
+	}
+	return emit(stage.Item{Event: ev})
+}
+
 // v2Codec reads released format v2.
 var v2Codec = codec{
 	version:      2,
@@ -63,7 +87,8 @@ var v3Codec = codec{
 		if err != nil {
 			return nil, err
 		}
-		return eventRows{h, v3.NewDecoder(h, recovery)}, nil
+		dec := v3.NewDecoder(h, recovery)
+		return v3Rows{eventRows{h, dec}, dec}, nil
 	},
 }
 

@@ -161,7 +161,7 @@ func (r *Reader) Next() (session.Event, error) {
 // withholds every later one and is fatal if a turn/end follows.
 func (r *Reader) fill() error {
 	if r.ahead == nil {
-		r.ahead = startReadAhead(r.lines)
+		r.ahead = startReadAhead(r.lines, r.restore.checkRow())
 	}
 	line, err := r.ahead.line()
 	if err == io.EOF {
@@ -191,11 +191,17 @@ func (r *Reader) fill() error {
 	if r.rows == 0 && row.Kind() == jsonv.Object && !row.Has("seq") && !row.Has("time") {
 		r.Snapshot = true
 	}
-	if r.Snapshot {
-		row = restoreSnapshotRow(row, r.rows, r.restore.Header.CreatedAt)
-	}
 	r.rows++
-	if err := r.restore.decodeRow(row); err != nil {
+	switch {
+	case r.Snapshot:
+		// The checks made ahead were of the row as stored.
+		err = r.restore.decodeRow(restoreSnapshotRow(row, r.rows-1, r.restore.Header.CreatedAt))
+	case line.checked:
+		err = r.restore.decodeChecked(row, line.check)
+	default:
+		err = r.restore.decodeRow(row)
+	}
+	if err != nil {
 		return lineError(r.lines, line.Num, err)
 	}
 	return nil

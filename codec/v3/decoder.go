@@ -29,7 +29,40 @@ func NewDecoder(h session.Header, recovery v2.Recovery) *Decoder {
 // Decode takes the next parsed row. It returns the event and true when the
 // row is accepted, false when recovery withholds it, or the refusal.
 func (d *Decoder) Decode(row jsonv.Value) (session.Event, bool, error) {
+	return d.decode(row, nil)
+}
+
+// RowCheck is what Decode concludes about a row from the row alone: dsh's
+// row admission and, for an admitted object, the canonical event check.
+type RowCheck struct {
+	admission, canonical error
+}
+
+// CheckRow runs the checks of Decode that depend on the row alone, so that
+// a reader can run them ahead of the decoder, on another goroutine, and
+// hand the result to DecodeChecked with the same row.
+func CheckRow(row jsonv.Value) RowCheck {
 	if err := AdmitRow(row); err != nil {
+		return RowCheck{admission: err}
+	}
+	if row.Kind() != jsonv.Object {
+		return RowCheck{} // the framing refuses it first
+	}
+	return RowCheck{canonical: checkEvent(row, nil, true)}
+}
+
+// DecodeChecked is Decode for a row whose CheckRow result is c.
+func (d *Decoder) DecodeChecked(row jsonv.Value, c RowCheck) (session.Event, bool, error) {
+	return d.decode(row, &c)
+}
+
+// decode is Decode with the row's own checks done already (c) or to do.
+func (d *Decoder) decode(row jsonv.Value, c *RowCheck) (session.Event, bool, error) {
+	admission := AdmitRow
+	if c != nil {
+		admission = func(jsonv.Value) error { return c.admission }
+	}
+	if err := admission(row); err != nil {
 		return session.Event{}, false, err
 	}
 	ev, ok, err := d.framing.Decode(row)
@@ -39,7 +72,13 @@ func (d *Decoder) Decode(row jsonv.Value) (session.Event, bool, error) {
 	// The framed row is the admitted one: dsh's event admission and its
 	// structural half of the canonical check passed with AdmitRow.
 	if d.issue == nil {
-		if err := checkEvent(ev.Row, nil, true); err != nil {
+		var err error
+		if c != nil {
+			err = c.canonical
+		} else {
+			err = checkEvent(ev.Row, nil, true)
+		}
+		if err != nil {
 			if d.recovery == v2.Strict {
 				return ev, false, err
 			}
