@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/dshlog/dshlog/codec/jsform"
 	"github.com/dshlog/dshlog/codec/v2"
 	"github.com/dshlog/dshlog/jsonv"
 	"github.com/dshlog/dshlog/session"
@@ -44,7 +45,7 @@ func CheckAdmission(row jsonv.Value) error {
 	typ := row.Field("type")
 	if t, ok := typ.Str(); ok && isObsolete(t) && !row.Field("ignorable").IsTrue() {
 		seq, present := row.Get("seq")
-		return session.Unsupportedf("format v3 contains unknown event type %s at seq %s", typ.String(), jsString(seq, present))
+		return session.Unsupportedf("format v3 contains unknown event type %s at seq %s", typ.String(), jsform.String(seq, present))
 	}
 	return nil
 }
@@ -58,11 +59,11 @@ func CheckStructuralRow(row jsonv.Value) error {
 	}
 	switch row.Field("type").Text() {
 	case "request/header":
-		data, err := record(row.Field("data"), "request/header data")
+		data, err := Record(row.Field("data"), "request/header data")
 		if err != nil {
 			return err
 		}
-		header, err := record(data.Field("header"), "request header")
+		header, err := Record(data.Field("header"), "request header")
 		if err != nil {
 			return err
 		}
@@ -70,7 +71,7 @@ func CheckStructuralRow(row jsonv.Value) error {
 			return session.Unsupportedf("format v3 request/header rejects retired header.system")
 		}
 	case "system/message":
-		data, err := record(row.Field("data"), "system/message data")
+		data, err := Record(row.Field("data"), "system/message data")
 		if err != nil {
 			return err
 		}
@@ -80,7 +81,7 @@ func CheckStructuralRow(row jsonv.Value) error {
 }
 
 func checkSystem(data jsonv.Value) error {
-	if err := fields(data, []string{"turn", "step", "message"}, nil, named("system/message data")); err != nil {
+	if err := Fields(data, []string{"turn", "step", "message"}, nil, Named("system/message data")); err != nil {
 		return err
 	}
 	for _, coordinate := range []string{"turn", "step"} {
@@ -92,17 +93,17 @@ func checkSystem(data jsonv.Value) error {
 			return session.FormatErrorf("%s must be positive", coordinate)
 		}
 	}
-	message, err := record(data.Field("message"), "system message")
+	message, err := Record(data.Field("message"), "system message")
 	if err != nil {
 		return err
 	}
-	if err := fields(message, []string{"id", "role", "source", "content"}, nil, named("system message")); err != nil {
+	if err := Fields(message, []string{"id", "role", "source", "content"}, nil, Named("system message")); err != nil {
 		return err
 	}
 	if id, ok := message.Field("id").Str(); !ok || id == "" || message.Field("role").Text() != "system" {
 		return session.FormatErrorf("system message requires an id and system role")
 	}
-	source, err := record(message.Field("source"), "system source")
+	source, err := Record(message.Field("source"), "system source")
 	if err != nil {
 		return err
 	}
@@ -129,7 +130,7 @@ func CheckEvent(row jsonv.Value, known func(string) bool) error {
 // checkEvent is CheckEvent; admitted says the row has passed
 // CheckStructuralRow already, which need not run again.
 func checkEvent(row jsonv.Value, known func(string) bool, admitted bool) error {
-	value, err := record(row, "format v3 event")
+	value, err := Record(row, "format v3 event")
 	if err != nil {
 		return err
 	}
@@ -137,14 +138,14 @@ func checkEvent(row jsonv.Value, known func(string) bool, admitted bool) error {
 	typ := typeValue.Text()
 	seqValue, hasSeq := value.Get("seq")
 	subject := func() string {
-		return "format v3 " + jsString(typeValue, hasType) + " at seq " + jsString(seqValue, hasSeq)
+		return "format v3 " + jsform.String(typeValue, hasType) + " at seq " + jsform.String(seqValue, hasSeq)
 	}
 	opaque := !isKnown(typ, known)
 	optional := []string{"ignorable"}
 	if surfaceTypes[typ] || opaque {
 		optional = []string{"ignorable", "surfaceOp", "sourceEventSeqs"}
 	}
-	if err := fields(value, []string{"type", "seq", "time", "data"}, optional, subject); err != nil {
+	if err := Fields(value, []string{"type", "seq", "time", "data"}, optional, subject); err != nil {
 		return err
 	}
 	if typeValue.Kind() != jsonv.String {
@@ -306,69 +307,26 @@ func checkCanonicalPayload(value jsonv.Value, typ string, subject func() string)
 	return nil
 }
 
-// record requires a JSON object, with v3's "<label> must be an object".
-func record(v jsonv.Value, label string) (jsonv.Value, error) {
-	if v.Kind() != jsonv.Object {
-		return v, session.FormatErrorf("%s must be an object", label)
-	}
-	return v, nil
+// Record requires a JSON object, refusing with v3's "<label> must be an
+// object"; it returns v.
+func Record(v jsonv.Value, label string) (jsonv.Value, error) {
+	return jsform.Record(v, "%s must be an object", label)
 }
 
-// fields requires every required member (reported first) and nothing
+// Fields requires every required member (reported first) and nothing
 // outside required and optional, with v3's wording; label names v and is
 // called only for a refusal.
-func fields(v jsonv.Value, required, optional []string, label func() string) error {
-	for _, k := range required {
-		if !v.Has(k) {
-			return session.FormatErrorf("%s lacks required field %s", label(), k)
+func Fields(v jsonv.Value, required, optional []string, label func() string) error {
+	return jsform.ExactKeys(v, required, optional, func(key string, missing bool) error {
+		if missing {
+			return session.FormatErrorf("%s lacks required field %s", label(), key)
 		}
-	}
-	for _, m := range v.Members() {
-		if !contains(required, m.Key) && !contains(optional, m.Key) {
-			return session.FormatErrorf("%s has unexpected field %s", label(), m.Key)
-		}
-	}
-	return nil
+		return session.FormatErrorf("%s has unexpected field %s", label(), key)
+	})
 }
 
-// named is the label of a part with a fixed name.
-func named(name string) func() string { return func() string { return name } }
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
-// jsString renders a member as a JavaScript template literal would: absent
-// as "undefined", strings bare, numbers in JavaScript's form, objects as
-// "[object Object]".
-func jsString(v jsonv.Value, present bool) string {
-	if !present {
-		return "undefined"
-	}
-	switch v.Kind() {
-	case jsonv.String:
-		return v.Text()
-	case jsonv.Object:
-		return "[object Object]"
-	case jsonv.Array:
-		out := ""
-		for i, e := range v.Elements() {
-			if i > 0 {
-				out += ","
-			}
-			if !e.IsNull() {
-				out += jsString(e, true)
-			}
-		}
-		return out
-	}
-	return v.String()
-}
+// Named is the label of a part with a fixed name, for Fields.
+func Named(name string) func() string { return func() string { return name } }
 
 // IsRepairIdentity reports whether id is the canonical historical id of a
 // TOOL_NOT_STARTED repair of callID: interrupted-tool-result-<callID>-<n>

@@ -4,6 +4,7 @@ import (
 	"math"
 	"strconv"
 
+	"github.com/dshlog/dshlog/codec/jsform"
 	"github.com/dshlog/dshlog/jsonv"
 )
 
@@ -61,7 +62,7 @@ func (a jsValue) is(b jsValue) bool {
 }
 
 // text renders the value as a template literal does.
-func (a jsValue) text() string { return jsString(a.v, a.defined) }
+func (a jsValue) text() string { return jsform.String(a.v, a.defined) }
 
 // stringify renders JSON.stringify(value), "undefined" for undefined.
 func (a jsValue) stringify() string {

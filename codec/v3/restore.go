@@ -103,7 +103,7 @@ func (r *Restorer) checkEvent(ev session.Event) (jsonv.Value, error) {
 	typ := ev.Type
 	switch typ {
 	case "step/start":
-		data, err := record(row.Field("data"), typ)
+		data, err := Record(row.Field("data"), typ)
 		if err != nil {
 			return row, err
 		}
@@ -114,7 +114,7 @@ func (r *Restorer) checkEvent(ev session.Event) (jsonv.Value, error) {
 	op := row.Field("surfaceOp")
 	seq, _ := row.Field("seq").Count()
 	if typ == "system/message" {
-		data, err := record(row.Field("data"), "system/message")
+		data, err := Record(row.Field("data"), "system/message")
 		if err != nil {
 			return row, err
 		}
@@ -129,7 +129,7 @@ func (r *Restorer) checkEvent(ev session.Event) (jsonv.Value, error) {
 				r.head = seq
 			}
 		} else {
-			replace, err := record(op, "system replacement")
+			replace, err := Record(op, "system replacement")
 			if err != nil {
 				return row, err
 			}
@@ -142,7 +142,7 @@ func (r *Restorer) checkEvent(ev session.Event) (jsonv.Value, error) {
 			}
 		}
 	} else if surfaceTypes[typ] && op.Text() != "append" {
-		replace, err := record(op, "surface replacement")
+		replace, err := Record(op, "surface replacement")
 		if err != nil {
 			return row, err
 		}
@@ -151,7 +151,7 @@ func (r *Restorer) checkEvent(ev session.Event) (jsonv.Value, error) {
 		}
 	}
 	if typ == "compaction/prune" || typ == "compaction/summary" {
-		data, err := record(row.Field("data"), typ)
+		data, err := Record(row.Field("data"), typ)
 		if err != nil {
 			return row, err
 		}
@@ -188,11 +188,11 @@ func relationshipView(row jsonv.Value, typ string) (jsonv.Value, error) {
 	case "tool/code-dispatch-start", "tool/code-dispatch":
 		view = row.With("type", jsonv.StringValue("v3/opaque-released-event"))
 	case "system/message":
-		data, err := record(row.Field("data"), "system data")
+		data, err := Record(row.Field("data"), "system data")
 		if err != nil {
 			return row, err
 		}
-		message, err := record(data.Field("message"), "system message")
+		message, err := Record(data.Field("message"), "system message")
 		if err != nil {
 			return row, err
 		}
@@ -214,25 +214,25 @@ func relationshipView(row jsonv.Value, typ string) (jsonv.Value, error) {
 }
 
 func repairView(row jsonv.Value) (jsonv.Value, error) {
-	data, err := record(row.Field("data"), "tool result")
+	data, err := Record(row.Field("data"), "tool result")
 	if err != nil {
 		return row, err
 	}
 	if !data.Has("error") {
 		return row, nil
 	}
-	e, err := record(data.Field("error"), "tool error")
+	e, err := Record(data.Field("error"), "tool error")
 	if err != nil {
 		return row, err
 	}
 	if e.Field("code").Text() != "TOOL_NOT_STARTED" {
 		return row, nil
 	}
-	message, err := record(data.Field("message"), "tool message")
+	message, err := Record(data.Field("message"), "tool message")
 	if err != nil {
 		return row, err
 	}
-	source, err := record(message.Field("source"), "tool source")
+	source, err := Record(message.Field("source"), "tool source")
 	if err != nil {
 		return row, err
 	}
@@ -264,7 +264,7 @@ func (r *Restorer) checkFrame(view jsonv.Value, index int64) error {
 	if !inV2 || typ == "user/message" || typ == "assistant/message" || typ == "tool/result" {
 		optional = surfaceOptional
 	}
-	if err := fields(view, []string{"type", "seq", "time", "data"}, optional, named(label)); err != nil {
+	if err := Fields(view, []string{"type", "seq", "time", "data"}, optional, Named(label)); err != nil {
 		return err
 	}
 	if n, ok := view.Field("seq").Number(); !ok || n != float64(index) {
@@ -277,7 +277,7 @@ func (r *Restorer) checkFrame(view jsonv.Value, index int64) error {
 		return session.FormatErrorf("%s ignorable must be true when present", label)
 	}
 	if typ == "session/end-seed" {
-		data, err := record(view.Field("data"), "session/end-seed "+itoa(index)+" data")
+		data, err := Record(view.Field("data"), "session/end-seed "+itoa(index)+" data")
 		if err != nil {
 			return err
 		}

@@ -38,7 +38,7 @@ func admit(ev session.Event, row jsonv.Value) error {
 	if surface {
 		optional = []string{"ignorable", "sourceEventSeqs", "surfaceOp"}
 	}
-	if err := fields(row, []string{"type", "seq", "time", "data"}, optional, typ); err != nil {
+	if err := v3.Fields(row, []string{"type", "seq", "time", "data"}, optional, v3.Named(typ)); err != nil {
 		return err
 	}
 	seq, ok := row.Field("seq").Count()
@@ -59,7 +59,7 @@ func admit(ev session.Event, row jsonv.Value) error {
 			return session.FormatErrorf("%s requires surfaceOp", typ)
 		}
 	}
-	data, err := record(row.Field("data"), typ+" data")
+	data, err := v3.Record(row.Field("data"), typ+" data")
 	if err != nil {
 		return err
 	}
@@ -70,7 +70,7 @@ func admit(ev session.Event, row jsonv.Value) error {
 		// dsh reads the member lists of an Object.prototype property.
 		return session.FormatErrorf("Cannot read properties of undefined (reading 'find')")
 	}
-	if err := fields(data, d.Required, d.Optional, typ+" data"); err != nil {
+	if err := v3.Fields(data, d.Required, d.Optional, v3.Named(typ+" data")); err != nil {
 		return err
 	}
 	if err := auditContent(typ, seq, data); err != nil {
@@ -99,7 +99,7 @@ func admit(ev session.Event, row jsonv.Value) error {
 	case "user/message":
 		return classifySource(data)
 	case "assistant/message", "tool/result":
-		message, err := record(data.Field("message"), "message")
+		message, err := v3.Record(data.Field("message"), "message")
 		if err != nil {
 			return err
 		}
@@ -129,11 +129,11 @@ func messagesKey(typ string) string {
 }
 
 func checkRepairIdentity(data jsonv.Value) error {
-	message, err := record(data.Field("message"), "tool result message")
+	message, err := v3.Record(data.Field("message"), "tool result message")
 	if err != nil {
 		return err
 	}
-	source, err := record(message.Field("source"), "tool result source")
+	source, err := v3.Record(message.Field("source"), "tool result source")
 	if err != nil {
 		return err
 	}
@@ -144,7 +144,7 @@ func checkRepairIdentity(data jsonv.Value) error {
 }
 
 func classifySource(message jsonv.Value) error {
-	source, err := record(message.Field("source"), "message source")
+	source, err := v3.Record(message.Field("source"), "message source")
 	if err != nil {
 		return err
 	}
@@ -153,7 +153,7 @@ func classifySource(message jsonv.Value) error {
 		return session.Unsupportedf("cannot safely transform unclassified message source")
 	}
 	if kind == "agent-message" {
-		if err := fields(source, []string{"kind", "form", "senderSessionId"}, nil, "agent-message source"); err != nil {
+		if err := v3.Fields(source, []string{"kind", "form", "senderSessionId"}, nil, v3.Named("agent-message source")); err != nil {
 			return err
 		}
 		if sender, ok := source.Field("senderSessionId").Str(); source.Field("form").Text() != "relay" || !ok || sender == "" {
@@ -168,7 +168,7 @@ func admitFeedback(typ string, data jsonv.Value) error {
 	if typ == "feedback/message-put" {
 		required = []string{"sessionId", "item"}
 	}
-	if err := fields(data, required, nil, typ); err != nil {
+	if err := v3.Fields(data, required, nil, v3.Named(typ)); err != nil {
 		return err
 	}
 	if data.Field("sessionId").Kind() != jsonv.String {
@@ -180,11 +180,11 @@ func admitFeedback(typ string, data jsonv.Value) error {
 		}
 		return nil
 	}
-	item, err := record(data.Field("item"), "feedback item")
+	item, err := v3.Record(data.Field("item"), "feedback item")
 	if err != nil {
 		return err
 	}
-	if err := fields(item, []string{"messageId", "rating", "version", "createdAt", "updatedAt"}, []string{"note"}, "feedback item"); err != nil {
+	if err := v3.Fields(item, []string{"messageId", "rating", "version", "createdAt", "updatedAt"}, []string{"note"}, v3.Named("feedback item")); err != nil {
 		return err
 	}
 	for _, key := range []string{"messageId", "version"} {
@@ -216,7 +216,7 @@ func auditContent(typ string, seq int64, data jsonv.Value) error {
 			return err
 		}
 	case "assistant/message", "tool/result", "team/message/queued":
-		message, err := record(data.Field("message"), label+".message")
+		message, err := v3.Record(data.Field("message"), label+".message")
 		if err != nil {
 			return err
 		}
@@ -231,7 +231,7 @@ func auditContent(typ string, seq int64, data jsonv.Value) error {
 		}
 		for i, m := range messages {
 			path := label + "." + field + "[" + strconv.Itoa(i) + "]"
-			message, err := record(m, path)
+			message, err := v3.Record(m, path)
 			if err != nil {
 				return err
 			}
@@ -258,14 +258,14 @@ func auditContent(typ string, seq int64, data jsonv.Value) error {
 	}
 	for i, value := range stream {
 		path := label + ".stream[" + strconv.Itoa(i) + "]"
-		entry, err := record(value, path)
+		entry, err := v3.Record(value, path)
 		if err != nil {
 			return err
 		}
 		if entry.Field("type").Text() != "chunk" {
 			continue // packed deltas carry no blocks
 		}
-		chunk, err := record(entry.Field("chunk"), path+".chunk")
+		chunk, err := v3.Record(entry.Field("chunk"), path+".chunk")
 		if err != nil {
 			return err
 		}
@@ -315,7 +315,7 @@ func contentKinds(content jsonv.Value, label string) error {
 }
 
 func contentBlock(v jsonv.Value, label string) error {
-	block, err := record(v, label)
+	block, err := v3.Record(v, label)
 	if err != nil {
 		return err
 	}
@@ -354,14 +354,14 @@ func contentBlock(v jsonv.Value, label string) error {
 }
 
 func fileBlock(block jsonv.Value, label string) error {
-	if err := fields(block, []string{"type", "attachment"}, nil, label+` kind "file"`); err != nil {
+	if err := v3.Fields(block, []string{"type", "attachment"}, nil, v3.Named(label+` kind "file"`)); err != nil {
 		return err
 	}
-	attachment, err := record(block.Field("attachment"), label+` kind "file" attachment`)
+	attachment, err := v3.Record(block.Field("attachment"), label+` kind "file" attachment`)
 	if err != nil {
 		return err
 	}
-	if err := fields(attachment, []string{"attachmentId", "name", "bytes"}, nil, label+` kind "file" attachment`); err != nil {
+	if err := v3.Fields(attachment, []string{"attachmentId", "name", "bytes"}, nil, v3.Named(label+` kind "file" attachment`)); err != nil {
 		return err
 	}
 	if id, ok := attachment.Field("attachmentId").Str(); !ok || id == "" || attachment.Field("name").Kind() != jsonv.String {
@@ -380,37 +380,4 @@ func refusalString(err error) string {
 		return r.Text()
 	}
 	return "Error: " + err.Error()
-}
-
-// record requires a JSON object ("<label> must be an object").
-func record(v jsonv.Value, label string) (jsonv.Value, error) {
-	if v.Kind() != jsonv.Object {
-		return v, session.FormatErrorf("%s must be an object", label)
-	}
-	return v, nil
-}
-
-// fields requires every required member (reported first) and nothing
-// outside required and optional.
-func fields(v jsonv.Value, required, optional []string, label string) error {
-	for _, k := range required {
-		if !v.Has(k) {
-			return session.FormatErrorf("%s lacks required field %s", label, k)
-		}
-	}
-	for _, m := range v.Members() {
-		if !contains(required, m.Key) && !contains(optional, m.Key) {
-			return session.FormatErrorf("%s has unexpected field %s", label, m.Key)
-		}
-	}
-	return nil
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

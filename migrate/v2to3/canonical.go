@@ -16,7 +16,7 @@ func canonicalize(row jsonv.Value) (jsonv.Value, error) {
 	subject := "format v2 " + typ + " at seq " + row.Field("seq").String()
 	target := row
 	if op, ok := row.Get("surfaceOp"); ok && op.Text() != "append" {
-		replace, err := record(op, subject+" surfaceOp")
+		replace, err := v3.Record(op, subject+" surfaceOp")
 		if err != nil {
 			return row, err
 		}
@@ -34,11 +34,11 @@ func canonicalize(row jsonv.Value) (jsonv.Value, error) {
 		target = target.With("surfaceOp", session.SurfaceOp{Kind: session.OpReplace, StartSeq: start, EndSeq: end}.Value())
 	}
 	if typ == "request/header" {
-		data, err := record(row.Field("data"), "format v2 request/header at seq "+row.Field("seq").String()+" data")
+		data, err := v3.Record(row.Field("data"), "format v2 request/header at seq "+row.Field("seq").String()+" data")
 		if err != nil {
 			return row, err
 		}
-		header, err := record(data.Field("header"), "format v2 request/header at seq "+row.Field("seq").String()+" header")
+		header, err := v3.Record(data.Field("header"), "format v2 request/header at seq "+row.Field("seq").String()+" header")
 		if err != nil {
 			return row, err
 		}

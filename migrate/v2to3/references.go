@@ -1,6 +1,7 @@
 package v2to3
 
 import (
+	"github.com/dshlog/dshlog/codec/v3"
 	"github.com/dshlog/dshlog/jsonv"
 	"github.com/dshlog/dshlog/session"
 )
@@ -49,7 +50,7 @@ func remap(row jsonv.Value, typ string, sourceSeq, seq int64, target func(int64)
 		}
 		return v.With("start", start).With("end", end), nil
 	}
-	data, err := record(row.Field("data"), typ)
+	data, err := v3.Record(row.Field("data"), typ)
 	if err != nil {
 		return row, err
 	}

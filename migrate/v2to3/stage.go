@@ -167,7 +167,7 @@ func (s *edgeStage) observeMessageIDs(typ string, data jsonv.Value) error {
 	case "user/message":
 		messages = []jsonv.Value{data}
 	case "assistant/message", "tool/result":
-		message, err := record(data.Field("message"), "message")
+		message, err := v3.Record(data.Field("message"), "message")
 		if err != nil {
 			return err
 		}
