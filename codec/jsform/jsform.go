@@ -83,6 +83,16 @@ func ExactKeys(v jsonv.Value, required, optional []string, refusal func(key stri
 // keys, types and ids in its messages.
 func Quote(s string) string { return string(jsonv.AppendString(nil, s)) }
 
+// Stringify renders a member as JavaScript's JSON.stringify(value) does
+// inside a template literal: its JSON text, and "undefined" when present is
+// false.
+func Stringify(v jsonv.Value, present bool) string {
+	if !present {
+		return "undefined"
+	}
+	return v.String()
+}
+
 // String renders a member as JavaScript's String(value) does in a template
 // literal: strings bare, null as "null", objects as "[object Object]", arrays
 // as their elements joined by commas (null elements empty), numbers and

@@ -155,3 +155,24 @@ func TestString(t *testing.T) {
 		}
 	}
 }
+
+func TestStringify(t *testing.T) {
+	for _, tc := range []struct {
+		in   string // "" for an absent member
+		want string
+	}{
+		{"", "undefined"},
+		{`"turn/end"`, `"turn/end"`},
+		{"null", "null"},
+		{"-0", "0"},
+		{`["turn/end",{"a":[1]}]`, `["turn/end",{"a":[1]}]`},
+	} {
+		var v jsonv.Value
+		if tc.in != "" {
+			v = parse(t, tc.in)
+		}
+		if got := Stringify(v, tc.in != ""); got != tc.want {
+			t.Errorf("Stringify(%s) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}

@@ -33,13 +33,44 @@ func CheckEventPayload(ev session.Event, version int) error {
 			return nil
 		}
 	}
-	if d.Inherited {
-		// dsh spreads the undefined member lists of Object.prototype's property.
-		return session.FormatErrorf("required is not iterable (cannot read property Symbol(Symbol.iterator))")
-	}
 	optional := d.Optional
 	if version == 1 && ev.Type == "session-log-deepseek/delivery-accepted" {
 		optional = append(append([]string(nil), optional...), "sessionFormatVersion")
+	}
+	if err := checkInventoryMembers(data, label, d, optional); err != nil {
+		return err
+	}
+	return CheckPayloadSemantics(ev, version)
+}
+
+// CheckTypeFormPayload is assertReleasedEventPayload for an event whose type
+// member (typ, present as read) is not a string. JavaScript looks the type
+// up by its string form, so a type like ["turn/end"] finds an inventory
+// entry: its data members are checked, and then no payload rule matches the
+// type itself, which dsh refuses as a missing validator. known is false when
+// the string form names no entry, a refusal each caller words itself.
+func CheckTypeFormPayload(typ jsonv.Value, present bool, seq int64, data jsonv.Value) (known bool, err error) {
+	form := jsform.String(typ, present)
+	d, known := V0Disposition(form)
+	if !known {
+		return false, nil
+	}
+	label := form + " " + itoa(seq)
+	if _, err := ReleasedRecord(data, label+" data"); err != nil {
+		return true, err
+	}
+	if err := checkInventoryMembers(data, label, d, d.Optional); err != nil {
+		return true, err
+	}
+	return true, session.FormatErrorf("released payload validator is missing event %s", jsform.Stringify(typ, present))
+}
+
+// checkInventoryMembers checks the data of an inventory entry d: exactly its
+// members (optional standing for d.Optional), opaque members lossless.
+func checkInventoryMembers(data jsonv.Value, label string, d Disposition, optional []string) error {
+	if d.Inherited {
+		// dsh spreads the undefined member lists of Object.prototype's property.
+		return session.FormatErrorf("required is not iterable (cannot read property Symbol(Symbol.iterator))")
 	}
 	if err := ReleasedMembers(data, label+" data", d.Required, optional); err != nil {
 		return err
@@ -49,7 +80,7 @@ func CheckEventPayload(ev session.Event, version int) error {
 			return session.FormatErrorf("%s opaque %s is not lossless JSON", label, key)
 		}
 	}
-	return CheckPayloadSemantics(ev, version)
+	return nil
 }
 
 // CheckPayloadSemantics is dsh's assertReleasedPayloadSemantics: the nested

@@ -65,12 +65,7 @@ func (a jsValue) is(b jsValue) bool {
 func (a jsValue) text() string { return jsform.String(a.v, a.defined) }
 
 // stringify renders JSON.stringify(value), "undefined" for undefined.
-func (a jsValue) stringify() string {
-	if !a.defined {
-		return "undefined"
-	}
-	return a.v.String()
-}
+func (a jsValue) stringify() string { return jsform.Stringify(a.v, a.defined) }
 
 // keyer gives map keys that follow JavaScript's SameValueZero for
 // primitives; every object or array read is a distinct key.

@@ -115,40 +115,19 @@ func (s *edgeStage) checkDeliveryMarker(ev session.Event) error {
 	return session.FormatErrorf("current-generation delivery marker names the wrong Session")
 }
 
-// checkPayload is dsh's assertReleasedEventPayload with version 0. An event
-// whose type is not a string is looked up the way JavaScript looks up a
-// property, by the type's string form; when that finds an inventory entry
-// (a type like ["turn/end"]) its members are checked and then no semantic
-// rule matches the type itself.
+// checkPayload is dsh's assertReleasedEventPayload with version 0; a type
+// that is not a string is looked up by its string form
+// (v2.CheckTypeFormPayload).
 func checkPayload(ev session.Event) error {
 	typ, present := ev.Row.Get("type")
 	if typ.Kind() == jsonv.String {
 		return v2.CheckEventPayload(ev, 0)
 	}
-	spelled := "undefined" // JSON.stringify(undefined) interpolates so
-	if present {
-		spelled = typ.String()
-	}
-	d, known := v2.V0Disposition(jsform.String(typ, present))
+	known, err := v2.CheckTypeFormPayload(typ, present, ev.Seq, ev.Data())
 	if !known {
-		return session.Unsupportedf("format v0 contains unknown historical event type %s at seq %d; migration refuses unknown historical events even when ignorable", spelled, ev.Seq)
+		return session.Unsupportedf("format v0 contains unknown historical event type %s at seq %d; migration refuses unknown historical events even when ignorable", jsform.Stringify(typ, present), ev.Seq)
 	}
-	data, err := eventData(ev, "data")
-	if err != nil {
-		return err
-	}
-	if d.Inherited {
-		return session.FormatErrorf("required is not iterable (cannot read property Symbol(Symbol.iterator))")
-	}
-	if err := v2.ReleasedMembers(data, label(ev, "data"), d.Required, d.Optional); err != nil {
-		return err
-	}
-	for _, key := range d.Opaque {
-		if v, ok := data.Get(key); ok && !v2.IsLossless(v) {
-			return session.FormatErrorf("%s is not lossless JSON", label(ev, "opaque "+key))
-		}
-	}
-	return session.FormatErrorf("released payload validator is missing event %s", spelled)
+	return err
 }
 
 // messageID returns the message identity an event carries: a user

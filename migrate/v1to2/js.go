@@ -77,12 +77,7 @@ func jsString(v jsValue) string { return jsform.String(v.v, v.present) }
 
 // stringify is JSON.stringify(value) as a template literal renders it:
 // "undefined" for an absent value.
-func stringify(v jsValue) string {
-	if !v.present {
-		return "undefined"
-	}
-	return v.v.String()
-}
+func stringify(v jsValue) string { return jsform.Stringify(v.v, v.present) }
 
 // jsError is an error JavaScript itself raises inside dsh's stage (a
 // TypeError, or the Error of an unreachable switch branch): not a dsh

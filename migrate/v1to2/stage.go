@@ -131,36 +131,19 @@ func (s *edgeStage) transformEvent(row jsonv.Value, emit stage.Emit) error {
 }
 
 // checkPayload is dsh's assertReleasedEventPayload with version 1, run on
-// every decoded v1 event of a type in the released inventory. JavaScript
-// looks the type up by its string form, so a type like ["turn/end"] is
-// found: its data members are checked, and then no payload rule matches.
+// every decoded v1 event of a type in the released inventory; a type that is
+// not a string is looked up by its string form (v2.CheckTypeFormPayload).
 func checkPayload(row jsonv.Value) error {
 	typ := member(row, "type")
-	d, known := v2.V0Disposition(jsString(typ))
-	if !known {
-		return nil
-	}
 	seq := seqOf(row)
 	if name, ok := typ.v.Str(); ok {
+		if _, known := v2.V0Disposition(name); !known {
+			return nil
+		}
 		return v2.CheckEventPayload(session.Event{Type: name, Seq: seq, Row: row}, 1)
 	}
-	label := jsString(typ) + " " + itoa(seq) + " data"
-	data := row.Field("data")
-	if _, err := v2.ReleasedRecord(data, label); err != nil {
-		return err
-	}
-	if d.Inherited {
-		return session.FormatErrorf("required is not iterable (cannot read property Symbol(Symbol.iterator))")
-	}
-	if err := v2.ReleasedMembers(data, label, d.Required, d.Optional); err != nil {
-		return err
-	}
-	for _, key := range d.Opaque {
-		if v, ok := data.Get(key); ok && !v2.IsLossless(v) {
-			return session.FormatErrorf("%s %s opaque %s is not lossless JSON", jsString(typ), itoa(seq), key)
-		}
-	}
-	return session.FormatErrorf("released payload validator is missing event %s", stringify(typ))
+	_, err := v2.CheckTypeFormPayload(typ.v, typ.present, seq, row.Field("data"))
+	return err
 }
 
 // chunkEnvelope lists the members an assistant/chunk row may have.
