@@ -90,3 +90,17 @@ func keyIs(text []byte, key string) bool {
 	}
 	return decodeString(text) == key
 }
+
+// MayHoldString reports whether a string equal to s may occur in v, as a
+// value or a key. It is false only when v's text is canonical (exactly what
+// Append writes, see Raw) and lacks s as JSON.stringify quotes it, which no
+// string of v can then be: a check looking for a rare tag can pass over a
+// whole subtree with one scan of its bytes and no decoding.
+func (v Value) MayHoldString(s string) bool {
+	raw := v.Raw()
+	if raw == nil {
+		return v.kind == Array || v.kind == Object || (v.kind == String && v.str == s)
+	}
+	var buf [64]byte
+	return bytes.Contains(raw, AppendString(buf[:0], s))
+}

@@ -112,3 +112,29 @@ func BenchmarkPeek(b *testing.B) {
 		}
 	})
 }
+
+func TestMayHoldString(t *testing.T) {
+	tests := []struct {
+		in, s string
+		want  bool
+	}{
+		{`[{"type":"text","text":"a"},{"type":"tool-result"}]`, "tool-result", true},
+		{`[{"type":"text","text":"a tool-result"}]`, "tool-result", false}, // not a whole string
+		{`[{"type":"text","text":"a"}]`, "tool-result", false},
+		{`{"tool-result":1}`, "tool-result", true},    // a key counts
+		{`[ {"type":"text"} ]`, "tool-result", true},  // not canonical: cannot tell
+		{`["\u0074ool-result"]`, "tool-result", true}, // not canonical either
+		{`["x\ny"]`, "x\ny", true},                    // quoted as JSON.stringify does
+		{`"tool-result"`, "tool-result", true},        // a string
+		{`"text"`, "tool-result", false},
+		{`1`, "1", false},
+	}
+	for _, tt := range tests {
+		if got := mustParse(t, tt.in).MayHoldString(tt.s); got != tt.want {
+			t.Errorf("%s.MayHoldString(%q) = %v, want %v", tt.in, tt.s, got, tt.want)
+		}
+	}
+	if !ArrayValue(StringValue("tool-result")).MayHoldString("tool-result") {
+		t.Errorf("a built array may hold anything")
+	}
+}
