@@ -104,6 +104,9 @@ func checkOrdinaryMessage(message jsonv.Value) error {
 }
 
 func checkToolChanges(content jsonv.Value, developer bool) error {
+	if !mayHoldToolChange(content) {
+		return nil
+	}
 	for _, block := range content.Elements() {
 		if err := checkToolChange(block, developer); err != nil {
 			return err
@@ -132,7 +135,16 @@ func checkToolChange(block jsonv.Value, developer bool) error {
 	return nil
 }
 
+// mayHoldToolChange reports whether v may hold a tool-addition or
+// tool-removal tag; any other content block or chunk passes these checks.
+func mayHoldToolChange(v jsonv.Value) bool {
+	return v.MayHoldString("tool-addition") || v.MayHoldString("tool-removal")
+}
+
 func checkStreamToolChanges(stream jsonv.Value) error {
+	if !mayHoldToolChange(stream) {
+		return nil
+	}
 	for _, entry := range StreamChunks(stream) {
 		if !isString(tag(entry), "chunk") {
 			continue

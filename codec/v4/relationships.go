@@ -357,11 +357,12 @@ func (l *lifecycle) tool(ev session.Event, data jsonv.Value) error {
 		if err := requireArray(content, "assistant content"); err != nil {
 			return err
 		}
+		calls := content.MayHoldString("tool-call")
 		for _, block := range content.Elements() {
 			if err := requireRecord(block, "assistant content block"); err != nil {
 				return err
 			}
-			if !isString(tag(block), "tool-call") {
+			if !calls || !isString(tag(block), "tool-call") {
 				continue
 			}
 			id, err := nonEmpty(block.Field("id"), "tool call id")

@@ -61,7 +61,11 @@ func checkRetiredSyntax(row jsonv.Value) error {
 	if typ != "assistant/message" && typ != "assistant/attempt" {
 		return nil
 	}
-	for _, entry := range StreamChunks(data.Field("stream")) {
+	stream := data.Field("stream")
+	if !stream.MayHoldString("tool-result") {
+		return nil
+	}
+	for _, entry := range StreamChunks(stream) {
 		if !isString(tag(entry), "chunk") {
 			continue
 		}
@@ -78,6 +82,9 @@ func checkRetiredSyntax(row jsonv.Value) error {
 // noWrapperIn refuses a tool-result block in a content array; anything that
 // is not an array is left alone.
 func noWrapperIn(content jsonv.Value, subject func() string) error {
+	if !content.MayHoldString("tool-result") {
+		return nil
+	}
 	for _, block := range content.Elements() {
 		if isWrapper(block) {
 			return wrapperError(subject())

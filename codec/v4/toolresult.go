@@ -44,9 +44,11 @@ func checkToolResult(row jsonv.Value) error {
 	if content.Kind() != jsonv.Array {
 		return session.FormatErrorf("%s requires array content", subject())
 	}
-	for _, block := range content.Elements() {
-		if isWrapper(block) {
-			return session.FormatErrorf("%s content must not contain a released tool-result wrapper", subject())
+	if content.MayHoldString("tool-result") {
+		for _, block := range content.Elements() {
+			if isWrapper(block) {
+				return session.FormatErrorf("%s content must not contain a released tool-result wrapper", subject())
+			}
 		}
 	}
 	isError, hasIsError := message.Get("isError")

@@ -43,9 +43,11 @@ func liftToolResult(ev session.Event) (session.Event, bool, error) {
 	if result.Kind() != jsonv.Array {
 		return ev, false, session.FormatErrorf("%s tool-result content must be an array", subject())
 	}
-	for _, block := range result.Elements() {
-		if tag, _ := block.Peek("type"); isString(tag, "tool-result") {
-			return ev, false, session.Unsupportedf("%s contains a nested tool-result unsupported by this converter", subject())
+	if result.MayHoldString("tool-result") {
+		for _, block := range result.Elements() {
+			if tag, _ := block.Peek("type"); isString(tag, "tool-result") {
+				return ev, false, session.Unsupportedf("%s contains a nested tool-result unsupported by this converter", subject())
+			}
 		}
 	}
 	members := []jsonv.Member{
