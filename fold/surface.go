@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/dshlog/dshlog/codec/jsform"
 	"github.com/dshlog/dshlog/jsonv"
 	"github.com/dshlog/dshlog/session"
 )
@@ -313,7 +314,7 @@ func checkToolResultRewrite(ev session.Event, shadowed []Node) error {
 	if original.Type != typeToolResult {
 		return refusef("tool/result surface replacement must target a current tool/result")
 	}
-	if !equalJSON(original.toolRest, withoutContent(ev.Data())) {
+	if !jsform.DeepEqual(original.toolRest, withoutContent(ev.Data())) {
 		return refusef("tool/result surface replacement may change only content")
 	}
 	return nil
@@ -330,36 +331,4 @@ func withoutContent(data jsonv.Value) jsonv.Value {
 		data = jsonv.ObjectValue()
 	}
 	return data.With("message", message.With("content", jsonv.NullValue()))
-}
-
-// equalJSON is JSON deep equality with object keys compared as sets, as
-// dsh's isDeepEqualJson compares them.
-func equalJSON(a, b jsonv.Value) bool {
-	if a.Kind() != b.Kind() {
-		return false
-	}
-	switch a.Kind() {
-	case jsonv.Array:
-		if a.Len() != b.Len() {
-			return false
-		}
-		for i, e := range a.Elements() {
-			if !equalJSON(e, b.Index(i)) {
-				return false
-			}
-		}
-		return true
-	case jsonv.Object:
-		if a.Len() != b.Len() {
-			return false
-		}
-		for _, m := range a.Members() {
-			other, ok := b.Get(m.Key)
-			if !ok || !equalJSON(m.Value, other) {
-				return false
-			}
-		}
-		return true
-	}
-	return jsonv.Equal(a, b)
 }

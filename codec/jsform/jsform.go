@@ -79,6 +79,39 @@ func ExactKeys(v jsonv.Value, required, optional []string, refusal func(key stri
 	return nil
 }
 
+// DeepEqual is dsh's JSON deep equality (deepEqualJson, isDeepEqualJson):
+// object keys compared as sets, whatever their order, and numbers with ===
+// (so -0 equals 0).
+func DeepEqual(a, b jsonv.Value) bool {
+	if a.Kind() != b.Kind() {
+		return false
+	}
+	switch a.Kind() {
+	case jsonv.Array:
+		if a.Len() != b.Len() {
+			return false
+		}
+		for i, e := range a.Elements() {
+			if !DeepEqual(e, b.Index(i)) {
+				return false
+			}
+		}
+		return true
+	case jsonv.Object:
+		if a.Len() != b.Len() {
+			return false
+		}
+		for _, m := range a.Members() {
+			other, ok := b.Get(m.Key)
+			if !ok || !DeepEqual(m.Value, other) {
+				return false
+			}
+		}
+		return true
+	}
+	return jsonv.Equal(a, b) // numbers compare by value: -0 equals 0
+}
+
 // Quote returns s as JSON.stringify writes a string, which dsh uses to name
 // keys, types and ids in its messages.
 func Quote(s string) string { return string(jsonv.AppendString(nil, s)) }

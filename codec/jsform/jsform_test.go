@@ -176,3 +176,25 @@ func TestStringify(t *testing.T) {
 		}
 	}
 }
+
+func TestDeepEqual(t *testing.T) {
+	for _, tc := range []struct {
+		a, b string
+		want bool
+	}{
+		{`{"a":1,"b":[1,2]}`, `{"b":[1,2],"a":1}`, true},
+		{`0`, `-0`, true},
+		{`[{"x":-0}]`, `[{"x":0}]`, true},
+		{`[1,2]`, `[2,1]`, false},
+		{`{"a":1}`, `{"a":1,"b":2}`, false},
+		{`{"a":1,"b":2}`, `{"a":1,"c":2}`, false},
+		{`"1"`, `1`, false},
+		{`null`, `{}`, false},
+		{`"x"`, `"x"`, true},
+		{`true`, `false`, false},
+	} {
+		if got := DeepEqual(parse(t, tc.a), parse(t, tc.b)); got != tc.want {
+			t.Errorf("DeepEqual(%s, %s) = %v, want %v", tc.a, tc.b, got, tc.want)
+		}
+	}
+}

@@ -195,39 +195,3 @@ func isJSWhitespace(r rune) bool {
 	}
 	return r >= 0x2000 && r <= 0x200a
 }
-
-// DeepEqual is dsh's deepEqualJson: structural equality that ignores object
-// key order and compares numbers with === (so -0 equals 0).
-func DeepEqual(a, b jsonv.Value) bool {
-	if a.Kind() != b.Kind() {
-		return false
-	}
-	switch a.Kind() {
-	case jsonv.Array:
-		if a.Len() != b.Len() {
-			return false
-		}
-		for i, e := range a.Elements() {
-			if !DeepEqual(e, b.Index(i)) {
-				return false
-			}
-		}
-		return true
-	case jsonv.Object:
-		if a.Len() != b.Len() {
-			return false
-		}
-		for _, m := range a.Members() {
-			other, ok := b.Get(m.Key)
-			if !ok || !DeepEqual(m.Value, other) {
-				return false
-			}
-		}
-		return true
-	case jsonv.Number:
-		x, _ := a.Number()
-		y, _ := b.Number()
-		return x == y
-	}
-	return jsonv.Equal(a, b)
-}

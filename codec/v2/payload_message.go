@@ -1,6 +1,7 @@
 package v2
 
 import (
+	"github.com/dshlog/dshlog/codec/jsform"
 	"github.com/dshlog/dshlog/jsonv"
 	"github.com/dshlog/dshlog/session"
 )
@@ -129,7 +130,7 @@ func legacyGoalMessageValue(message, source jsonv.Value, label string) error {
 	expected := jsonv.ArrayValue(jsonv.ObjectValue(
 		jsonv.M("type", jsonv.StringValue("text")),
 		jsonv.M("text", jsonv.StringValue("<goal_state>"+payload.String()+"</goal_state>"))))
-	if !DeepEqual(message.Field("content"), expected) {
+	if !jsform.DeepEqual(message.Field("content"), expected) {
 		return session.FormatErrorf("%s legacy goal content does not match its change", label)
 	}
 	return nil

@@ -3,6 +3,7 @@ package v3
 import (
 	"unicode/utf16"
 
+	"github.com/dshlog/dshlog/codec/jsform"
 	"github.com/dshlog/dshlog/codec/v2"
 	"github.com/dshlog/dshlog/jsonv"
 	"github.com/dshlog/dshlog/session"
@@ -918,5 +919,5 @@ func deepEqual(a, b jsValue) bool {
 	if !a.defined || !b.defined {
 		return a.defined == b.defined
 	}
-	return v2.DeepEqual(a.v, b.v)
+	return jsform.DeepEqual(a.v, b.v)
 }
