@@ -121,7 +121,7 @@ func runMigrate(opts migrateOptions, s *streams) error {
 		report, err := migrateFile(file, opts, fileOpts, s)
 		progress.done()
 		if err != nil {
-			err = withRefusalClass(err)
+			err = explainRefusal(withRefusalClass(err))
 			report.Status, report.Error = "refused", err.Error()
 			failed = append(failed, err)
 		}

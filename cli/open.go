@@ -22,13 +22,16 @@ type sessionEvents struct {
 // children beside a historical session are found and read as dsh does; a
 // child that gives no evidence is a note.
 func openSession(path string, s *streams, opts migrate.Options) (*sessionEvents, error) {
-	src, err := migrate.Open(path, s.in, migrate.OpenOptions{Options: opts})
+	src, err := migrate.Open(path, s.in, migrate.OpenOptions{Options: opts, AnyZstdFraming: true})
 	if err != nil {
 		return nil, explainRefusal(err)
 	}
 	events := &sessionEvents{Source: src, name: path}
 	if path == "-" {
 		events.name = "<stdin>"
+	}
+	if src.Unframed {
+		note(s, "%s: Zstandard stream not in dsh's framing (the header line is not alone in the first frame); read as plain text, though dsh itself would refuse this file", events.name)
 	}
 	for _, warning := range src.Warnings {
 		note(s, "%s", warning)
@@ -77,7 +80,7 @@ func explainRefusal(err error) error {
 		return err
 	}
 	if strings.HasSuffix(refusal.Msg, "first frame is not exactly one header line") {
-		return withHint(err, "dsh writes the header line in a Zstandard frame of its own; for a file compressed whole by the zstd tool, pipe it in: zstd -dc FILE | dshlog VERB -")
+		return withHint(err, "dsh writes the header line in a Zstandard frame of its own and refuses a file compressed whole by the zstd tool; to migrate one, decompress it first: zstd -dc FILE > session.jsonl")
 	}
 	return err
 }

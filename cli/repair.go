@@ -133,7 +133,7 @@ func runRepair(opts repairOptions, s *streams) error {
 
 // checkAppendable refuses to append to a file dsh would not append to: a
 // torn last line, a file in an older format or in the normalized snapshot
-// form, a gzip file.
+// form, a gzip file, a Zstandard file not in dsh's framing.
 func checkAppendable(events *sessionEvents, path string) error {
 	switch {
 	case events.TornTail():
@@ -145,6 +145,8 @@ func checkAppendable(events *sessionEvents, path string) error {
 		return refuseAppend(path, "it is a normalized snapshot (rows without seq and time)")
 	case events.Compression == jsonl.Gzip:
 		return refuseAppend(path, "dsh never writes gzip session files")
+	case events.Unframed:
+		return refuseAppend(path, "its Zstandard stream is not in dsh's framing, which dsh refuses to read")
 	}
 	return nil
 }

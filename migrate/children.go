@@ -248,7 +248,7 @@ func sameString(a, b *string) bool {
 // catalog) and returns its restored header and the reduction of its
 // artifact to catalog evidence. Only its subagent descriptors are kept.
 func restoreChild(path string) (session.Header, func() (v3to4.ChildFact, error), error) {
-	f, err := openPlain(path, nil, nil)
+	f, err := openPlain(path, nil, nil, false)
 	if err != nil {
 		return session.Header{}, nil, err
 	}

@@ -26,6 +26,10 @@ type OpenOptions struct {
 	// is read, with the bytes read so far and the file's size (-1 for a
 	// stream).
 	Progress func(read, size int64)
+	// AnyZstdFraming accepts a Zstandard file whose first frame holds more
+	// than the header line (one compressed whole by the zstd tool), which
+	// dsh refuses; read-only verbs set it. Source.Unframed reports it.
+	AnyZstdFraming bool
 }
 
 // Source is a session file opened for reading: a Reader of its current
@@ -42,6 +46,10 @@ type Source struct {
 	Children []string
 	// Warnings say which children gave no evidence, and why.
 	Warnings []string
+	// Unframed is true for a Zstandard file not in dsh's generation
+	// framing, read because OpenOptions.AnyZstdFraming allowed it; dsh
+	// itself would refuse the file. It is known once the header is read.
+	Unframed bool
 
 	identity *identity
 	closers  []io.Closer
@@ -54,13 +62,14 @@ type Source struct {
 // present when the file was opened are read, so an append racing the read
 // is not half seen.
 func Open(path string, stdin io.Reader, opts OpenOptions) (*Source, error) {
-	f, err := openPlain(path, stdin, opts.Progress)
+	f, err := openPlain(path, stdin, opts.Progress, opts.AnyZstdFraming)
 	if err != nil {
 		return nil, err
 	}
 	src := &Source{Path: path, Compression: f.compression, Size: f.size, identity: f.identity, closers: f.closers}
 	lines := jsonl.NewReader(f.text, f.name)
 	hv, version, err := readHeaderLine(lines)
+	src.Unframed = f.zstd != nil && f.zstd.unframed
 	if err == nil {
 		opts.Children, src.Children, src.Warnings, err = gatherChildren(path, hv, version, opts)
 	}
@@ -97,12 +106,13 @@ type plainFile struct {
 	size        int64
 	identity    *identity
 	closers     []io.Closer
+	zstd        *zstdFrames // the decoder of a Zstandard file
 }
 
 // openPlain opens a session file and decompresses it as dsh's backend
 // reads it; a regular file is read up to its size at opening. progress,
 // when set, follows the reading.
-func openPlain(path string, stdin io.Reader, progress func(read, size int64)) (*plainFile, error) {
+func openPlain(path string, stdin io.Reader, progress func(read, size int64), anyZstdFraming bool) (*plainFile, error) {
 	p := &plainFile{name: path, size: -1}
 	var raw io.Reader
 	var section *io.SectionReader // the file, when it is a regular one
@@ -146,12 +156,12 @@ func openPlain(path string, stdin io.Reader, progress func(read, size int64)) (*
 				return nil, &jsonl.Error{File: p.name, Err: err}
 			}
 		}
-		z, err := newZstdFrames(br)
+		z, err := newZstdFrames(br, anyZstdFraming)
 		if err != nil {
 			p.close()
 			return nil, err
 		}
-		p.text = z
+		p.text, p.zstd = z, z
 		p.closers = append(p.closers, z)
 	case len(magic) >= 2 && magic[0] == 0x1f && magic[1] == 0x8b:
 		gz, err := gzip.NewReader(br)
@@ -189,7 +199,7 @@ func (p *progressReader) Read(b []byte) (int, error) {
 
 // readHeaderFile reads only the header of the session file at path.
 func readHeaderFile(path string) (jsonv.Value, int, error) {
-	f, err := openPlain(path, nil, nil)
+	f, err := openPlain(path, nil, nil, false)
 	if err != nil {
 		return jsonv.Value{}, 0, err
 	}

@@ -228,7 +228,7 @@ func checkUnchanged(src *Source) error {
 // is accepted when it is a regular file that begins with the staged
 // generation (an appended tail is allowed), else it is a conflict.
 func acceptExisting(staged, target string) error {
-	f, err := openPlain(staged, nil, nil)
+	f, err := openPlain(staged, nil, nil, false)
 	if err != nil {
 		return err
 	}
@@ -277,7 +277,7 @@ func matchTarget(want io.Reader, target string) (int64, error) {
 	case !info.Mode().IsRegular():
 		return 0, &ConflictError{Path: target, Reason: "target is a non-regular file"}
 	}
-	t, err := openPlain(target, nil, nil)
+	t, err := openPlain(target, nil, nil, false)
 	if err != nil {
 		return 0, &ConflictError{Path: target, Reason: err.Error()}
 	}

@@ -19,24 +19,33 @@ import (
 // reserved bits are corruption, the first frame must be exactly one line,
 // complete frames must end on a record, and a frame cut short by the end of
 // the file gives back the complete lines it holds (a torn tail).
+//
+// With anyFraming set, a stream whose first frame holds more than the header
+// line (a file compressed whole by the zstd tool) is read as plain
+// concatenated frames instead of being refused; unframed then reports it.
 type zstdFrames struct {
-	dec    *zstd.Decoder
-	frame  frameBytes
-	frames int // complete frames read
-	buf    []byte
-	out    []byte // decoded plaintext not yet returned
-	open   bool   // a frame is being decoded
-	lastNL bool   // the plaintext so far ends with '\n'
-	err    error
+	dec        *zstd.Decoder
+	frame      frameBytes
+	frames     int // complete frames read
+	buf        []byte
+	out        []byte // decoded plaintext not yet returned
+	open       bool   // a frame is being decoded
+	lastNL     bool   // the plaintext so far ends with '\n'
+	anyFraming bool   // accept a first frame that is more than the header line
+	unframed   bool   // the first frame was more than the header line
+	err        error
 }
 
-// newZstdFrames returns a reader of the plaintext of dsh's zstd log in src.
-func newZstdFrames(src *bufio.Reader) (*zstdFrames, error) {
+// newZstdFrames returns a reader of the plaintext of the zstd log in src:
+// dsh's framing only, or any frames when anyFraming is set.
+func newZstdFrames(src *bufio.Reader, anyFraming bool) (*zstdFrames, error) {
 	dec, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true))
 	if err != nil {
 		return nil, err
 	}
-	return &zstdFrames{dec: dec, frame: frameBytes{src: src}, lastNL: true, buf: make([]byte, 256<<10)}, nil
+	z := &zstdFrames{dec: dec, frame: frameBytes{src: src}, lastNL: true, anyFraming: anyFraming}
+	z.buf = make([]byte, 256<<10)
+	return z, nil
 }
 
 // Close releases the decoder.
@@ -104,26 +113,57 @@ func (z *zstdFrames) step() error {
 	return nil
 }
 
-// headerFrame decodes the whole first frame, which must be exactly the
-// header line.
+// headerFrame decodes the first frame, which dsh requires to be exactly the
+// header line. It decodes piece by piece and decides as soon as it can, so
+// memory stays bounded by the header line even when the frame holds a whole
+// file; in anyFraming mode such a frame is handed on as plain text.
 func (z *zstdFrames) headerFrame() error {
-	var header bytes.Buffer
-	_, err := header.ReadFrom(z.dec)
-	switch {
-	case z.frame.err != nil:
-		return z.frame.err
-	case z.frame.torn:
-		return z.end()
-	case err != nil:
-		return corruptZstd("%v", err)
-	}
-	text := header.Bytes()
-	if len(text) == 0 || bytes.IndexByte(text, '\n') != len(text)-1 {
+	var header []byte
+	for {
+		n, err := z.dec.Read(z.buf)
+		header = append(header, z.buf[:n]...)
+		switch {
+		case z.frame.err != nil:
+			return z.frame.err
+		case err != nil && err != io.EOF && !z.frame.torn:
+			return corruptZstd("%v", err)
+		}
+		nl := bytes.IndexByte(header, '\n')
+		if nl >= 0 && nl != len(header)-1 {
+			return z.unframedFirst(header) // text after the header line
+		}
+		frameEnded := err == io.EOF || z.frame.torn
+		if !frameEnded {
+			continue
+		}
+		switch {
+		case z.frame.torn && (!z.anyFraming || len(header) == 0):
+			return z.end()
+		case len(header) > 0 && nl == len(header)-1 && !z.frame.torn:
+			z.open = false
+			z.frames++
+			z.out = header
+			return nil
+		case len(header) > 0:
+			return z.unframedFirst(header) // one line, but no newline or no frame end
+		}
 		return corruptZstd("first frame is not exactly one header line")
 	}
-	z.open = false
-	z.frames++
+}
+
+// unframedFirst handles a first frame that holds more than the header line:
+// dsh refuses the log; in anyFraming mode the text decoded so far is handed
+// on and the rest is read as plain frames.
+func (z *zstdFrames) unframedFirst(text []byte) error {
+	if !z.anyFraming {
+		return corruptZstd("first frame is not exactly one header line")
+	}
+	z.unframed = true
 	z.out = text
+	z.lastNL = text[len(text)-1] == '\n'
+	if z.frame.torn {
+		return io.EOF
+	}
 	return nil
 }
 
@@ -133,10 +173,10 @@ func (z *zstdFrames) end() error {
 	if z.frames == 0 {
 		return session.Plainf("empty or header-less Zstandard session log")
 	}
-	if !z.lastNL {
+	if !z.lastNL && !z.unframed {
 		return corruptZstd("complete frame contains a torn JSONL record")
 	}
-	return io.EOF
+	return io.EOF // an unframed stream's last line without '\n' is a torn tail
 }
 
 // frameBytes hands the zstd decoder the bytes of exactly one frame, walking

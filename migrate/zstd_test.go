@@ -52,7 +52,7 @@ func TestZstdFrames(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			for _, seekable := range []bool{true, false} {
-				got := readZstd(t, tt.data, seekable)
+				got := readZstd(t, tt.data, seekable, false)
 				if got != tt.want {
 					t.Errorf("seekable %v:\n got  %q\n want %q", seekable, got, tt.want)
 				}
@@ -61,9 +61,77 @@ func TestZstdFrames(t *testing.T) {
 	}
 }
 
+// TestZstdAnyFraming checks the lenient reading that read-only verbs use: a
+// file compressed whole by the zstd tool reads as its plaintext (a torn end
+// being a torn last line), while dsh's own framing reads as before and
+// corruption is still refused.
+func TestZstdAnyFraming(t *testing.T) {
+	const header = "{\"type\":\"session\"}\n"
+	const body = "{\"seq\":0}\n{\"seq\":1}\n"
+	whole := frame(t, header+body)
+	skippable := []byte{0x50, 0x2a, 0x4d, 0x18, 0, 0, 0, 0}
+	tests := []struct {
+		name string
+		data []byte
+		want string
+	}{
+		{"one frame holding the whole file", whole, header + body},
+		{"whole file in two frames", concat(frame(t, header+"{\"seq\":0}\n"), frame(t, "{\"seq\":1}\n")), header + body},
+		{"whole file without its final newline", frame(t, header+"{\"seq\":0}"), header + "{\"seq\":0}"},
+		{"dsh's framing still reads", concat(frame(t, header), frame(t, body)), header + body},
+		{"a one-line file without newline", frame(t, "{\"type\":1}"), "{\"type\":1}"},
+		{"torn single frame, nothing decodable", whole[:len(whole)-6], "empty or header-less Zstandard session log"},
+		{"skippable frame", concat(whole, skippable), "corrupt Zstandard session log: invalid frame magic at byte " + itoa(len(whole))},
+		{"empty frame", frame(t, ""), "corrupt Zstandard session log: first frame is not exactly one header line"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			for _, seekable := range []bool{true, false} {
+				got := readZstd(t, tt.data, seekable, true)
+				if got != tt.want {
+					t.Errorf("seekable %v:\n got  %q\n want %q", seekable, got, tt.want)
+				}
+			}
+		})
+	}
+}
+
+// TestOpenReportsUnframed: Open says when it read a zstd file dsh would
+// refuse, and refuses it without AnyZstdFraming.
+func TestOpenReportsUnframed(t *testing.T) {
+	plain, err := os.ReadFile(filepath.Join(corpus, "restored/fs-write/session.v4.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "session.v4.jsonl.zst")
+	if err := os.WriteFile(path, frame(t, string(plain)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	src, err := Open(path, nil, OpenOptions{AnyZstdFraming: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	events := 0
+	for {
+		if _, err := src.Next(); err == io.EOF {
+			break
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		events++
+	}
+	if !src.Unframed || events != 21 {
+		t.Errorf("Unframed = %v, %d events; want true, 21", src.Unframed, events)
+	}
+	if _, err := Open(path, nil, OpenOptions{}); err == nil || !strings.Contains(err.Error(), "first frame is not exactly one header line") {
+		t.Errorf("without AnyZstdFraming: %v, want dsh's refusal", err)
+	}
+}
+
 // readZstd reads a zstd log from a file (seekable) or a stream, and returns
 // its plaintext or the error.
-func readZstd(t *testing.T, data []byte, seekable bool) string {
+func readZstd(t *testing.T, data []byte, seekable, anyFraming bool) string {
 	t.Helper()
 	path, stdin := "-", io.Reader(bytes.NewReader(data))
 	if seekable {
@@ -72,7 +140,7 @@ func readZstd(t *testing.T, data []byte, seekable bool) string {
 			t.Fatal(err)
 		}
 	}
-	f, err := openPlain(path, stdin, nil)
+	f, err := openPlain(path, stdin, nil, anyFraming)
 	if err != nil {
 		return refusalMessage(err)
 	}
