@@ -189,21 +189,10 @@ func (c *catalog) newRestore(hv jsonv.Value, recovery v2.Recovery, validation Va
 	}
 	r := &restore{SourceVersion: version, current: c.chain.Current(), decoder: dec, validation: validation, sourceCut: dec.HeaderCut()}
 	collect := func(item stage.Item) error {
-		if item.Run == nil {
-			r.check.Add(item.Event)
-			return sink(item.Event)
-		}
-		events, err := item.Run.Expand()
-		if err != nil {
-			return err
-		}
-		for _, ev := range events {
+		return item.EachEvent(func(ev session.Event) error {
 			r.check.Add(ev)
-			if err := sink(ev); err != nil {
-				return err
-			}
-		}
-		return nil
+			return sink(ev)
+		})
 	}
 	if version == c.chain.Current() {
 		r.Header, r.entry = dec.Header(), collect

@@ -14,6 +14,24 @@ type Item struct {
 	Run   Run // nil for a plain event
 }
 
+// EachEvent calls f with the item's event, or with each event of its run in
+// seq order: how a stage consumes a run whose type it does not know.
+func (it Item) EachEvent(f func(session.Event) error) error {
+	if it.Run == nil {
+		return f(it.Event)
+	}
+	events, err := it.Run.Expand()
+	if err != nil {
+		return err
+	}
+	for _, ev := range events {
+		if err := f(ev); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // Run is a compact run of consecutive events (dsh's SessionFormatEventRun),
 // such as a v0/v1 packed chunk row.
 type Run interface {

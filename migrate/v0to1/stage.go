@@ -33,22 +33,10 @@ func (s *edgeStage) Finish(stage.Emit) (int64, error) { return s.cut, nil }
 // Transform normalizes and validates one v0 event. A packed chunk run is
 // forwarded as it is: no normalisation or validation applies to chunks.
 func (s *edgeStage) Transform(item stage.Item, emit stage.Emit) error {
-	if item.Run == nil {
-		return s.transform(item.Event, emit)
-	}
-	if item.Run.RunType() == v0.ChunkRunType {
+	if item.Run != nil && item.Run.RunType() == v0.ChunkRunType {
 		return emit(item)
 	}
-	events, err := item.Run.Expand()
-	if err != nil {
-		return err
-	}
-	for _, ev := range events {
-		if err := s.transform(ev, emit); err != nil {
-			return err
-		}
-	}
-	return nil
+	return item.EachEvent(func(ev session.Event) error { return s.transform(ev, emit) })
 }
 
 func (s *edgeStage) transform(ev session.Event, emit stage.Emit) error {

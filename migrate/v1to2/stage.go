@@ -64,16 +64,7 @@ func (s *edgeStage) Transform(item stage.Item, emit stage.Emit) error {
 	if run, ok := item.Run.(ChunkRun); ok && run.RunType() == v0.ChunkRunType {
 		return s.transformRun(run, emit)
 	}
-	events, err := item.Run.Expand()
-	if err != nil {
-		return err
-	}
-	for _, ev := range events {
-		if err := s.transformEvent(ev.Row, emit); err != nil {
-			return err
-		}
-	}
-	return nil
+	return item.EachEvent(func(ev session.Event) error { return s.transformEvent(ev.Row, emit) })
 }
 
 // transformEvent is dsh's per-event pipeline, in its order.

@@ -54,19 +54,7 @@ func (s *migration) targetSeq(source int64) int64 {
 
 // Transform migrates the next item.
 func (s *migration) Transform(item stage.Item, emit stage.Emit) error {
-	if item.Run == nil {
-		return s.transform(item.Event, emit)
-	}
-	events, err := item.Run.Expand()
-	if err != nil {
-		return err
-	}
-	for _, ev := range events {
-		if err := s.transform(ev, emit); err != nil {
-			return err
-		}
-	}
-	return nil
+	return item.EachEvent(func(ev session.Event) error { return s.transform(ev, emit) })
 }
 
 func (s *migration) transform(ev session.Event, emit stage.Emit) error {
