@@ -1,18 +1,15 @@
-// Package jsonl reads dsh session files line by line: plain, Zstandard or
-// gzip compressed, or standard input, with lines of any length and a torn
-// final line told apart from a complete one.
+// Package jsonl reads dsh session files line by line, with lines of any
+// length and a torn final line told apart from a complete one. Opening a file
+// and undoing its compression is the migrate package's job (dsh's own file
+// protocol); this package sees only plaintext.
 package jsonl
 
 import (
 	"bufio"
 	"bytes"
-	"compress/gzip"
 	"errors"
 	"fmt"
 	"io"
-	"os"
-
-	"github.com/klauspost/compress/zstd"
 )
 
 // Line is one line of a session file.
@@ -129,77 +126,6 @@ const (
 func (c Compression) String() string {
 	return [...]string{"none", "zstd", "gzip"}[c]
 }
-
-var (
-	zstdMagic = []byte{0x28, 0xb5, 0x2f, 0xfd}
-	gzipMagic = []byte{0x1f, 0x8b}
-)
-
-// File is an opened session file, decompressed as needed.
-type File struct {
-	io.Reader
-	Name        string
-	Compression Compression
-	closers     []io.Closer
-}
-
-// Close releases the file and any decompressor.
-func (f *File) Close() error {
-	var first error
-	for i := len(f.closers) - 1; i >= 0; i-- {
-		if err := f.closers[i].Close(); err != nil && first == nil {
-			first = err
-		}
-	}
-	return first
-}
-
-// Open opens the session file at path, or reads stdin when path is "-". The
-// compression is recognized by the content's magic bytes, whatever the name.
-func Open(path string, stdin io.Reader) (*File, error) {
-	if path == "-" {
-		return Wrap(io.NopCloser(stdin), "<stdin>")
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	return Wrap(f, path)
-}
-
-// Wrap recognizes the compression of rc's content and returns it as a File.
-func Wrap(rc io.ReadCloser, name string) (*File, error) {
-	br := bufio.NewReaderSize(rc, 256<<10)
-	magic, err := br.Peek(4)
-	if err != nil && err != io.EOF {
-		rc.Close()
-		return nil, &Error{File: name, Err: err}
-	}
-	file := &File{Reader: br, Name: name, closers: []io.Closer{rc}}
-	switch {
-	case bytes.HasPrefix(magic, zstdMagic):
-		dec, err := zstd.NewReader(br, zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true))
-		if err != nil {
-			rc.Close()
-			return nil, &Error{File: name, Err: fmt.Errorf("zstd: %w", err)}
-		}
-		file.Reader, file.Compression = dec, Zstd
-		file.closers = append(file.closers, closerFunc(func() error { dec.Close(); return nil }))
-	case bytes.HasPrefix(magic, gzipMagic):
-		dec, err := gzip.NewReader(br)
-		if err != nil {
-			rc.Close()
-			return nil, &Error{File: name, Err: fmt.Errorf("gzip: %w", err)}
-		}
-		file.Reader, file.Compression = dec, Gzip
-		file.closers = append(file.closers, dec)
-	}
-	return file, nil
-}
-
-type closerFunc func() error
-
-func (f closerFunc) Close() error { return f() }
 
 // IsTruncatedStream reports whether err says a compressed stream ended early,
 // which for a session file means a torn tail.
