@@ -9,7 +9,8 @@ import "bytes"
 // text costs no allocation for the text. A container Peek returns is
 // separate from the one Get would return and is decoded on its own; Peek
 // suits a member looked at once, Get members looked at again. Peek never
-// changes v and is safe for concurrent use.
+// changes v, but like every accessor it is not safe to call while another
+// goroutine decodes v for the first time.
 func (v Value) Peek(key string) (Value, bool) { return v.PeekPath(key) }
 
 // PeekPath returns the value at a path of object keys, and whether every
