@@ -1,6 +1,8 @@
 package v3to4
 
 import (
+	"slices"
+
 	"github.com/dshlog/dshlog/jsonv"
 	"github.com/dshlog/dshlog/session"
 )
@@ -70,20 +72,11 @@ func liftToolResult(ev session.Event) (session.Event, bool, error) {
 // prefixed.
 func appendExtensions(members []jsonv.Member, v jsonv.Value, prefix string, owned ...string) []jsonv.Member {
 	for _, m := range v.Members() {
-		if !contains(owned, m.Key) {
+		if !slices.Contains(owned, m.Key) {
 			members = append(members, jsonv.M(prefix+m.Key, m.Value))
 		}
 	}
 	return members
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 func isString(v jsonv.Value, s string) bool {
