@@ -23,7 +23,7 @@ func CheckEventPayload(ev session.Event, version int) error {
 	}
 	if ev.Type == "subagent/descriptor" {
 		if f, isNum := data.Field("version").Number(); !isNum || f != 3 {
-			v, err := countValue(data.Field("version"), label+" version")
+			v, err := jsform.Count(data.Field("version"), label+" version")
 			if err != nil {
 				return err
 			}
@@ -100,7 +100,7 @@ func CheckPayloadSemantics(ev session.Event, version int) error {
 	case "agent/inbox/spliced":
 		return all(
 			func() error { return oneOf(f("target"), sub("target"), "next-turn", "next-step") },
-			func() error { _, err := countValue(f("start"), sub("start")); return err },
+			func() error { _, err := jsform.Count(f("start"), sub("start")); return err },
 			func() error { return ifPresent(data, "removedCount", sub("removedCount"), countCheck) },
 			func() error {
 				_, err := arrayValue(f("inserted"), sub("inserted"), func(v jsonv.Value, _ string) error {
@@ -178,7 +178,7 @@ func CheckPayloadSemantics(ev session.Event, version int) error {
 				if turn, ok := data.Get("turn"); ok && turn.IsNull() {
 					return nil
 				}
-				_, err := countValue(f("turn"), sub("turn"))
+				_, err := jsform.Count(f("turn"), sub("turn"))
 				return err
 			},
 			func() error { return ifPresent(data, "error", sub("error"), stringValue) },
@@ -212,7 +212,7 @@ func CheckPayloadSemantics(ev session.Event, version int) error {
 		return goalChangeValue(data, label)
 	case "hook/invoked":
 		return all(
-			func() error { _, err := countValue(f("turn"), sub("turn")); return err },
+			func() error { _, err := jsform.Count(f("turn"), sub("turn")); return err },
 			func() error { return nonEmptyString(f("point"), sub("point")) },
 			func() error { return oneOf(f("dialect"), sub("dialect"), "claude-code", "codex") },
 			func() error { return ifPresent(data, "matcher", sub("matcher"), stringValue) },
@@ -220,13 +220,13 @@ func CheckPayloadSemantics(ev session.Event, version int) error {
 		)
 	case "hook/result":
 		return all(
-			func() error { _, err := countValue(f("turn"), sub("turn")); return err },
+			func() error { _, err := jsform.Count(f("turn"), sub("turn")); return err },
 			func() error { return nonEmptyString(f("point"), sub("point")) },
 			func() error { return nonEmptyString(f("handlerId"), sub("handlerId")) },
 			func() error { return nonEmptyString(f("decision"), sub("decision")) },
 			func() error {
 				return ifPresent(data, "exitCode", sub("exitCode"), func(v jsonv.Value, l string) error {
-					_, err := safeIntegerValue(v, l)
+					_, err := jsform.SafeInteger(v, l)
 					return err
 				})
 			},
@@ -283,7 +283,7 @@ func CheckPayloadSemantics(ev session.Event, version int) error {
 	case "session-log-deepseek/delivery-accepted":
 		accepted := int64(0)
 		if v, ok := data.Get("sessionFormatVersion"); ok {
-			n, err := countValue(v, sub("sessionFormatVersion"))
+			n, err := jsform.Count(v, sub("sessionFormatVersion"))
 			if err != nil {
 				return err
 			}
@@ -421,11 +421,11 @@ func CheckPayloadSemantics(ev session.Event, version int) error {
 		)
 	case "turn/end":
 		return all(
-			func() error { _, err := countValue(f("turn"), sub("turn")); return err },
+			func() error { _, err := jsform.Count(f("turn"), sub("turn")); return err },
 			func() error { return turnEndReasonValue(f("reason"), sub("reason")) },
 		)
 	case "turn/start":
-		_, err := countValue(f("turn"), sub("turn"))
+		_, err := jsform.Count(f("turn"), sub("turn"))
 		return err
 	case "user/message":
 		return messageValue(data, label, version, roleUser)
@@ -451,7 +451,7 @@ func all(checks ...func() error) error {
 }
 
 func countCheck(v jsonv.Value, label string) error {
-	_, err := countValue(v, label)
+	_, err := jsform.Count(v, label)
 	return err
 }
 

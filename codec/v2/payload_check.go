@@ -62,26 +62,8 @@ func booleanValue(v jsonv.Value, label string) error {
 	return nil
 }
 
-// countValue is sessionFormatCount: a non-negative safe integer, not -0.
-func countValue(v jsonv.Value, label string) (int64, error) {
-	n, ok := v.Count()
-	if !ok {
-		return 0, session.FormatErrorf("%s must be a non-negative safe integer", label)
-	}
-	return n, nil
-}
-
-// safeIntegerValue is sessionFormatSafeInteger: a safe integer, not -0.
-func safeIntegerValue(v jsonv.Value, label string) (int64, error) {
-	n, ok := v.SafeInt()
-	if !ok {
-		return 0, session.FormatErrorf("%s must be a safe integer", label)
-	}
-	return n, nil
-}
-
 func positiveIntegerValue(v jsonv.Value, label string) (int64, error) {
-	n, err := countValue(v, label)
+	n, err := jsform.Count(v, label)
 	if err == nil && n == 0 {
 		return 0, session.FormatErrorf("%s must be positive", label)
 	}
@@ -135,15 +117,15 @@ func arrayValue(v jsonv.Value, label string, each func(jsonv.Value, string) erro
 }
 
 func coordinatePair(data jsonv.Value, label string) error {
-	if _, err := countValue(data.Field("turn"), label+" turn"); err != nil {
+	if _, err := jsform.Count(data.Field("turn"), label+" turn"); err != nil {
 		return err
 	}
-	_, err := countValue(data.Field("step"), label+" step")
+	_, err := jsform.Count(data.Field("step"), label+" step")
 	return err
 }
 
 func earlierSeq(v jsonv.Value, eventSeq int64, label string) (int64, error) {
-	seq, err := countValue(v, label)
+	seq, err := jsform.Count(v, label)
 	if err != nil {
 		return 0, err
 	}

@@ -352,12 +352,12 @@ func sessionReferenceSourceValue(source jsonv.Value, label string, version int) 
 			return err
 		}
 		if !f("capturedThroughSeq").IsNull() {
-			if _, err := countValue(f("capturedThroughSeq"), l+" capturedThroughSeq"); err != nil {
+			if _, err := jsform.Count(f("capturedThroughSeq"), l+" capturedThroughSeq"); err != nil {
 				return err
 			}
 		}
 		if v, ok := ref.Get("capturedFormatVersion"); ok {
-			captured, err := countValue(v, l+" capturedFormatVersion")
+			captured, err := jsform.Count(v, l+" capturedFormatVersion")
 			if err != nil {
 				return err
 			}
@@ -370,7 +370,7 @@ func sessionReferenceSourceValue(source jsonv.Value, label string, version int) 
 		}
 		counts := make([]int64, 5)
 		for i, key := range names("originalMessages", "retainedMessages", "omittedMessages", "omittedBytes", "inputIndex") {
-			if counts[i], err = countValue(f(key), l+" "+key); err != nil {
+			if counts[i], err = jsform.Count(f(key), l+" "+key); err != nil {
 				return err
 			}
 		}
@@ -504,7 +504,7 @@ func llmFailureValue(v jsonv.Value, label string) error {
 		func() error { return nonEmptyString(f("code"), label+" code") },
 		func() error {
 			return ifPresent(failure, "status", label+" status", func(v jsonv.Value, l string) error {
-				status, err := safeIntegerValue(v, l)
+				status, err := jsform.SafeInteger(v, l)
 				if err == nil && (status < 100 || status > 599) {
 					return session.FormatErrorf("%s status must be 100 through 599", label)
 				}

@@ -1,6 +1,7 @@
 package v2
 
 import (
+	"github.com/dshlog/dshlog/codec/jsform"
 	"github.com/dshlog/dshlog/jsonv"
 	"github.com/dshlog/dshlog/session"
 )
@@ -32,7 +33,7 @@ func CheckSurfaceMetadata(row jsonv.Value, seq int64, eventType string, assistan
 		}
 		seen := map[int64]bool{}
 		for _, source := range sources.Elements() {
-			current, err := countValue(source, label+" sourceEventSeqs member")
+			current, err := jsform.Count(source, label+" sourceEventSeqs member")
 			if err != nil {
 				return err
 			}
@@ -59,11 +60,11 @@ func CheckSurfaceMetadata(row jsonv.Value, seq int64, eventType string, assistan
 	if replacement.Field("op").Text() != "replace" {
 		return session.FormatErrorf("%s surfaceOp must replace", label)
 	}
-	start, err := countValue(replacement.Field("start"), label+" surface start")
+	start, err := jsform.Count(replacement.Field("start"), label+" surface start")
 	if err != nil {
 		return err
 	}
-	end, err := countValue(replacement.Field("end"), label+" surface end")
+	end, err := jsform.Count(replacement.Field("end"), label+" surface end")
 	if err != nil {
 		return err
 	}
