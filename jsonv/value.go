@@ -210,9 +210,10 @@ func (v Value) Get(key string) (Value, bool) {
 	if v.kind != Object {
 		return Value{}, false
 	}
-	for _, m := range v.objectMembers() {
-		if m.Key == key {
-			return m.Value, true
+	members := v.objectMembers()
+	for i := range members { // by index: a Member is too large to copy per step
+		if members[i].Key == key {
+			return members[i].Value, true
 		}
 	}
 	return Value{}, false
