@@ -2,6 +2,7 @@ package migrate
 
 import (
 	"bytes"
+	"runtime"
 	"sync"
 
 	"github.com/dshlog/dshlog/codec/v3"
@@ -9,17 +10,19 @@ import (
 	"github.com/dshlog/dshlog/jsonv"
 )
 
-// readAhead reads and parses a session's body lines on a goroutine of its
-// own, a few batches ahead of the codec and the stages, so that on a machine
-// with two cores the line reading and JSON parsing cost no wall time of
-// their own. It changes nothing the consumer sees: the same lines, parsed
-// the same way, in order, then the same final error.
+// readAhead reads a session's body lines on a goroutine of its own and
+// parses them on a few more, some batches ahead of the codec and the
+// stages, so that on a machine with more than one core the reading and the
+// parsing, with the row checks that depend on the row alone, overlap the
+// stateful work. It changes nothing the consumer sees: the same lines,
+// parsed the same way, in order, then the same final error.
 type readAhead struct {
-	out  chan *batch // full batches, in file order
-	free chan *batch // consumed batches, for reuse
-	done chan struct{}
-	stop sync.Once
-	wg   sync.WaitGroup
+	order chan *batch // batches in file order, each parsed once ready closes
+	work  chan *batch // batches to parse
+	free  chan *batch // consumed batches, for reuse
+	done  chan struct{}
+	stop  sync.Once
+	wg    sync.WaitGroup
 
 	cur  *batch // the batch being consumed
 	next int    // its next line
@@ -30,7 +33,8 @@ type batch struct {
 	lines []parsedLine
 	// err is what the line reader returned after the lines (io.EOF at the
 	// end), or nil when more lines follow.
-	err error
+	err   error
+	ready chan struct{} // closed once every line is parsed
 }
 
 // parsedLine is one line and its parse; a torn line is not parsed.
@@ -44,12 +48,12 @@ type parsedLine struct {
 }
 
 // A batch ends after batchLines lines or batchBytes bytes of text, whichever
-// comes first; aheadBatches full batches may wait for the consumer. The
-// memory held is a few batches of text and their parses, about 1 MiB.
+// comes first; up to aheadBatches batches are read before the consumer
+// takes them. The memory held is those batches' text and parses, a few MiB.
 const (
 	batchLines   = 512
 	batchBytes   = 256 << 10
-	aheadBatches = 2
+	aheadBatches = 4
 )
 
 // startReadAhead starts reading the lines of r after the ones already read;
@@ -57,51 +61,72 @@ const (
 // until close.
 func startReadAhead(r *jsonl.Reader, check func(jsonv.Value) v3.RowCheck) *readAhead {
 	a := &readAhead{
-		out:  make(chan *batch, aheadBatches),
-		free: make(chan *batch, aheadBatches+2),
-		done: make(chan struct{}),
+		order: make(chan *batch, aheadBatches),
+		work:  make(chan *batch, aheadBatches),
+		free:  make(chan *batch, aheadBatches+2),
+		done:  make(chan struct{}),
 	}
-	a.wg.Add(1)
-	go a.run(r, check)
+	parsers := min(max(runtime.GOMAXPROCS(0), 1), 4)
+	a.wg.Add(1 + parsers)
+	go a.read(r)
+	for range parsers {
+		go a.parse(check)
+	}
 	return a
 }
 
-func (a *readAhead) run(r *jsonl.Reader, check func(jsonv.Value) v3.RowCheck) {
+// read splits the lines into batches and hands each to the parsers and, in
+// order, to the consumer.
+func (a *readAhead) read(r *jsonl.Reader) {
 	defer a.wg.Done()
+	defer close(a.work)
 	for {
 		var b *batch
 		select {
 		case b = <-a.free:
 			clear(b.lines)
-			b.lines = b.lines[:0]
+			b.lines, b.err = b.lines[:0], nil
 		default:
 			b = &batch{lines: make([]parsedLine, 0, batchLines)}
 		}
+		b.ready = make(chan struct{})
 		for size := 0; len(b.lines) < batchLines && size < batchBytes; {
 			line, err := r.Next()
 			if err != nil {
 				b.err = err
 				break
 			}
-			p := parsedLine{Line: line}
-			if !line.Torn {
-				p.row, p.err = jsonv.Parse(line.Text)
-				warm(p.row)
-				if p.err == nil && check != nil {
-					p.check, p.checked = check(p.row), true
-				}
-			}
-			b.lines = append(b.lines, p)
+			b.lines = append(b.lines, parsedLine{Line: line})
 			size += len(line.Text)
 		}
 		select {
-		case a.out <- b:
+		case a.order <- b:
 		case <-a.done:
 			return
 		}
+		a.work <- b // never blocks for long: the parsers take work until work closes
 		if b.err != nil {
 			return
 		}
+	}
+}
+
+// parse parses the lines of each batch it takes and runs check on the rows.
+func (a *readAhead) parse(check func(jsonv.Value) v3.RowCheck) {
+	defer a.wg.Done()
+	for b := range a.work {
+		for i := range b.lines {
+			p := &b.lines[i]
+			if p.Torn {
+				continue
+			}
+			p.row, p.err = jsonv.Parse(p.Text)
+			warm(p.row)
+			if p.err == nil && check != nil {
+				p.check, p.checked = check(p.row), true
+			}
+		}
+		close(b.ready)
 	}
 }
 
@@ -118,7 +143,8 @@ func (a *readAhead) line() (parsedLine, error) {
 			default:
 			}
 		}
-		a.cur, a.next = <-a.out, 0
+		a.cur, a.next = <-a.order, 0
+		<-a.cur.ready
 	}
 	p := a.cur.lines[a.next]
 	a.cur.lines[a.next] = parsedLine{}
@@ -126,7 +152,8 @@ func (a *readAhead) line() (parsedLine, error) {
 	return p, nil
 }
 
-// close stops the goroutine and waits for it to leave the line reader.
+// close stops the goroutines and waits for them to leave the line reader
+// and the rows.
 func (a *readAhead) close() {
 	a.stop.Do(func() { close(a.done) })
 	a.wg.Wait()
