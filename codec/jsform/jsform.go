@@ -70,11 +70,34 @@ func UnexpectedKey(v jsonv.Value, required, optional []string) (string, bool) {
 // refusal builds the error for the offending key (missing tells which
 // problem), so no message is formatted for a good object.
 func ExactKeys(v jsonv.Value, required, optional []string, refusal func(key string, missing bool) error) error {
-	if k, ok := MissingKey(v, required); ok {
-		return refusal(k, true)
+	if len(required) > 64 {
+		if k, ok := MissingKey(v, required); ok {
+			return refusal(k, true)
+		}
+		if k, ok := UnexpectedKey(v, required, optional); ok {
+			return refusal(k, false)
+		}
+		return nil
 	}
-	if k, ok := UnexpectedKey(v, required, optional); ok {
-		return refusal(k, false)
+	// One pass over the members, which every event envelope goes through.
+	var present uint64 // bit i: required[i] is a member
+	unexpected, hasUnexpected := "", false
+	members := v.Members()
+	for i := range members {
+		key := members[i].Key
+		if r := slices.Index(required, key); r >= 0 {
+			present |= 1 << r
+		} else if !hasUnexpected && !slices.Contains(optional, key) {
+			unexpected, hasUnexpected = key, true
+		}
+	}
+	for i, k := range required {
+		if present&(1<<i) == 0 {
+			return refusal(k, true)
+		}
+	}
+	if hasUnexpected {
+		return refusal(unexpected, false)
 	}
 	return nil
 }

@@ -91,6 +91,10 @@ func TestKeys(t *testing.T) {
 		{`{"type":"a"}`, "seq", "", "missing seq"},
 		{`{"type":"a","seq":1,"x":0,"y":0}`, "", "x", "unexpected x"},
 		{`{"x":0}`, "type", "x", "missing type"},
+		{`{"seq":1}`, "type", "", "missing type"}, // in required's order
+		{`{"z":0,"seq":1,"type":"a","x":0}`, "", "z", "unexpected z"},
+		{`{"type":"a","seq":1,"type":"b"}`, "", "", ""},
+		{`[1]`, "type", "", "missing type"},
 	} {
 		v := parse(t, tc.in)
 		if k, ok := MissingKey(v, required); k != tc.missing || ok != (tc.missing != "") {
