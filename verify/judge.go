@@ -1,0 +1,346 @@
+package verify
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+
+	"github.com/dshlog/dshlog/codec/v4"
+	"github.com/dshlog/dshlog/fold"
+	"github.com/dshlog/dshlog/jsonv"
+	"github.com/dshlog/dshlog/session"
+)
+
+// judge folds a session's events as dsh's Session loads them and checks
+// what the fold reveals, one event at a time.
+type judge struct {
+	report      func(Finding)
+	rowPerEvent bool // line = seq + 2
+	fold        *fold.Fold
+	// loading is true while every event so far was accepted by the codec
+	// and loaded by the Session fold; after a refusal dsh reads no further,
+	// so neither does the fold.
+	loading bool
+	lastSeq int64
+
+	prev        *request // the previous settlement's request
+	seriesSince bool     // a series marker since the previous settlement
+	seedSince   bool     // a session/end-seed since the previous settlement
+	endSeedSeen bool
+
+	step     stepState
+	forkTail []session.Event // forked closers an inherited marker calls for
+	forkAt   int64           // the inherited marker's seq
+}
+
+// request is what the series rule needs of a request: its messages and
+// content generation.
+type request struct {
+	index             int
+	seq               int64
+	messages          []jsonv.Value
+	contentGeneration int
+}
+
+// stepState follows the open turn and step for the message invariants.
+type stepState struct {
+	assistants  int     // assistant/message settlements in the open step
+	interrupted int64   // seq of an interrupted message in the open turn, or -1
+	empty       []int64 // empty assistant messages in the open turn
+}
+
+func newJudge(report func(Finding), rowPerEvent bool) *judge {
+	return &judge{report: report, rowPerEvent: rowPerEvent, fold: fold.New(), loading: true,
+		lastSeq: -1, step: stepState{interrupted: -1}}
+}
+
+// find reports a finding about the event at seq.
+func (j *judge) find(code string, severity Severity, seq int64, format string, args ...any) {
+	f := Finding{Code: code, Severity: severity, Seq: seq, Message: fmt.Sprintf(format, args...)}
+	if j.rowPerEvent && seq >= 0 {
+		f.Line = int(seq) + 2
+	}
+	j.report(f)
+}
+
+// event judges the next event the codec accepted.
+func (j *judge) event(ev session.Event) {
+	j.lastSeq = ev.Seq
+	if !v4.KnownEventTypes.Has(ev.Type) && ev.Ignorable() {
+		j.find(CodeUnknownIgnorable, Info, ev.Seq, "ignorable event type %q is unknown to dsh, which keeps it opaque", ev.Type)
+	}
+	if !j.loading {
+		return
+	}
+	var req fold.Request
+	settles := fold.IsSettlement(ev.Type)
+	if settles {
+		req, _ = j.fold.Request(ev)
+	}
+	before, hadHeader := j.fold.Header()
+	if err := j.fold.Load(ev); err != nil {
+		j.loading = false
+		j.find(CodeSessionRefused, Error, ev.Seq, "%s", refusalText(err))
+		return
+	}
+	j.forkCloser(ev)
+	if settles {
+		j.settlement(req, hadHeader)
+	}
+	switch ev.Type {
+	case "request/header":
+		j.header(ev, before.Header, hadHeader)
+	case "session/end-seed":
+		j.endSeed(ev)
+	case "turn/start":
+		j.step = stepState{interrupted: -1}
+	case "step/start":
+		j.step.assistants = 0
+	case "assistant/message":
+		j.assistant(ev)
+	case "turn/end":
+		j.turnEnd(ev)
+	}
+	if ev.SurfaceOp().Kind == session.OpReplace {
+		j.toolBalance(ev.Seq)
+	}
+}
+
+// refusalText is dsh's "<Class>: <message>" for a refusal.
+func refusalText(err error) string {
+	if r, ok := err.(*session.Refusal); ok {
+		return r.Text()
+	}
+	return err.Error()
+}
+
+// settlement checks request k against its prefix (a header must be in
+// force) and against request k-1 (the series rule of §4.6).
+func (j *judge) settlement(req fold.Request, hadHeader bool) {
+	if !hadHeader {
+		j.find(CodeHeaderMissing, Error, req.SettlementSeq, "request %d (%s) has no request/header before it: its model and tools are unknown", req.Index, req.SettlementType)
+	}
+	if p := j.prev; p != nil {
+		explained := j.seriesSince || j.seedSince
+		switch {
+		case !extends(p.messages, req.Messages) && !explained:
+			j.find(CodeNotExtending, Error, req.SettlementSeq,
+				"request %d (%d messages) does not extend request %d at seq %d (%d messages), and no series header or session/end-seed lies between them",
+				req.Index, len(req.Messages), p.index, p.seq, len(p.messages))
+		case req.ContentGeneration != p.contentGeneration && !explained:
+			j.find(CodeSeriesMarker, Warning, req.SettlementSeq,
+				"the surface was rewritten since request %d at seq %d (content generation %d -> %d), yet no series header lies between them",
+				p.index, p.seq, p.contentGeneration, req.ContentGeneration)
+		}
+	}
+	j.prev = &request{index: req.Index, seq: req.SettlementSeq, messages: req.Messages, contentGeneration: req.ContentGeneration}
+	j.seriesSince, j.seedSince = false, false
+}
+
+// extends reports whether prev is a prefix of cur, message by message as
+// JSON text (an equal list counts, as in a retry).
+func extends(prev, cur []jsonv.Value) bool {
+	if len(prev) > len(cur) {
+		return false
+	}
+	for i, m := range prev {
+		if !bytes.Equal(m.Encode(), cur[i].Encode()) {
+			return false
+		}
+	}
+	return true
+}
+
+// header checks a request/header's reason against the header in force
+// before it (§4.3, §4.6, W15).
+func (j *judge) header(ev session.Event, before jsonv.Value, hadHeader bool) {
+	data := ev.Data()
+	reason := data.Field("reason").Text()
+	if reason == "series" || data.Field("startsSeries").IsTrue() {
+		j.seriesSince = true
+	}
+	current := fold.CanonicalHeader(data.Field("header"))
+	switch reason {
+	case "change":
+		if hadHeader && headerEquals(before, current) {
+			j.find(CodeHeaderChange, Error, ev.Seq, `request/header says "change" but equals the header in force`)
+		}
+	case "series":
+		if !hadHeader || !headerEquals(before, current) {
+			j.find(CodeHeaderSeries, Error, ev.Seq, `request/header says "series" but changes the header in force; a changed header says "change" with startsSeries`)
+		}
+	case "initial":
+		if hadHeader {
+			j.find(CodeHeaderInitial, Error, ev.Seq, `request/header says "initial" but an earlier header exists; a new loop instance says "resume"`)
+		}
+	case "resume":
+		if !hadHeader && !j.endSeedSeen {
+			j.find(CodeHeaderResume, Error, ev.Seq, `request/header says "resume" but no header or session/end-seed precedes it; the first header says "initial"`)
+		}
+	}
+}
+
+// headerEquals is dsh's headerEquals (request-header.ts): the call config
+// fields the loop compares, stop element-wise, the adapter default flags,
+// the system prompt, and the tools as JSON text.
+func headerEquals(a, b jsonv.Value) bool {
+	ca, cb := a.Field("config"), b.Field("config")
+	for _, key := range []string{"provider", "model", "reasoningEffort", "temperature", "maxTokens", "stop"} {
+		if !sameField(ca, cb, key) {
+			return false
+		}
+	}
+	da, db := a.Field("adapterDefaults"), b.Field("adapterDefaults")
+	if da.Field("reasoningEffort").IsTrue() != db.Field("reasoningEffort").IsTrue() ||
+		da.Field("maxTokens").IsTrue() != db.Field("maxTokens").IsTrue() {
+		return false
+	}
+	if !sameField(a, b, "system") {
+		return false
+	}
+	ta, tb := a.Field("tools").Elements(), b.Field("tools").Elements()
+	if len(ta) != len(tb) {
+		return false
+	}
+	for i := range ta {
+		if !bytes.Equal(ta[i].Encode(), tb[i].Encode()) {
+			return false
+		}
+	}
+	return true
+}
+
+// sameField reports whether key is absent from both objects or present in
+// both with equal values.
+func sameField(a, b jsonv.Value, key string) bool {
+	va, okA := a.Get(key)
+	vb, okB := b.Get(key)
+	return okA == okB && (!okA || jsonv.Equal(va, vb))
+}
+
+// endSeed notes a lifecycle boundary; an inherited marker inside an open
+// turn must be followed by the forked closers (W16).
+func (j *judge) endSeed(ev session.Event) {
+	j.endSeedSeen, j.seedSince = true, true
+	if ev.Data().Field("inherited").IsTrue() && j.fold.TurnOpen() {
+		j.forkTail, j.forkAt = j.fold.Closers(fold.Forked), ev.Seq
+	}
+}
+
+// forkCloser checks the event after an inherited marker in an open turn
+// against the next forked closer dsh's fork would have written.
+func (j *judge) forkCloser(ev session.Event) {
+	if len(j.forkTail) == 0 || ev.Seq == j.forkAt {
+		return
+	}
+	want := j.forkTail[0]
+	if ev.Type == want.Type && jsonv.Equal(ev.Data(), want.Data()) {
+		j.forkTail = j.forkTail[1:]
+		return
+	}
+	j.forkTail = nil
+	j.find(CodeInheritedOpenTurn, Error, j.forkAt,
+		"inherited session/end-seed inside an open turn is not followed by dsh's forked closers (seq %d is %s, expected %s)", ev.Seq, ev.Type, want.Type)
+}
+
+// assistant checks an assistant/message: one per step (W13), and the shape
+// and turn of an interrupted one (W12).
+func (j *judge) assistant(ev session.Event) {
+	j.step.assistants++
+	if j.step.assistants == 2 {
+		j.find(CodeAssistantRepeated, Error, ev.Seq, "a second assistant/message settles the same step; a retried request settles with assistant/attempt")
+	}
+	data := ev.Data()
+	content := data.Field("message").Field("content")
+	if data.Field("interrupted").IsTrue() {
+		if problem := interruptedProblem(content); problem != "" {
+			j.find(CodeInterruptedContent, Error, ev.Seq, "interrupted assistant/message %s", problem)
+		}
+		if j.step.interrupted < 0 {
+			j.step.interrupted = ev.Seq
+		}
+		return
+	}
+	if content.Kind() == jsonv.Array && content.Len() == 0 {
+		j.step.empty = append(j.step.empty, ev.Seq)
+	}
+}
+
+// interruptedProblem says what is wrong with an interrupted message's
+// content, or "": it must be non-empty text or reasoning, some of it
+// not blank, and never a tool call.
+func interruptedProblem(content jsonv.Value) string {
+	text := false
+	for _, block := range content.Elements() {
+		switch typ := block.Field("type").Text(); typ {
+		case "text", "reasoning":
+			if strings.TrimSpace(block.Field("text").Text()) != "" {
+				text = true
+			}
+		case "tool-call":
+			return "carries a tool-call block; an interrupted stream asks for no tool"
+		default:
+			return fmt.Sprintf("carries a %q block; only text and reasoning survive an interruption", typ)
+		}
+	}
+	if !text {
+		return "has no non-blank text"
+	}
+	return ""
+}
+
+// turnEnd checks the messages of the closing turn against its reason.
+func (j *judge) turnEnd(ev session.Event) {
+	kind := ev.Data().Field("reason").Field("kind").Text()
+	if at := j.step.interrupted; at >= 0 && kind != "aborted" && kind != "interrupted" {
+		j.find(CodeInterruptedTurnEnd, Error, at, "interrupted assistant/message, but its turn ends %q at seq %d instead of aborted", kind, ev.Seq)
+	}
+	if kind == "completed" {
+		for _, seq := range j.step.empty {
+			j.find(CodeEmptyAssistant, Warning, seq, "assistant/message with empty content (a max-tokens stop?) in a turn that completes normally; it adds no message to the model's view")
+		}
+	}
+	j.step = stepState{interrupted: -1}
+}
+
+// toolBalance walks the surface after a replace: every tool result must
+// follow the assistant message that asked for it (W10).
+func (j *judge) toolBalance(seq int64) {
+	open := 0
+	for _, n := range j.fold.Surface() {
+		switch n.Type {
+		case "assistant/message":
+			for _, block := range n.Message.Field("content").Elements() {
+				if block.Field("type").Text() == "tool-call" {
+					open++
+				}
+			}
+		case "tool/result":
+			open--
+			if open < 0 {
+				j.find(CodeToolBalance, Error, seq, "the replace leaves tool/result seq %d on the surface without the assistant message that called it; a provider rejects an orphan tool message", n.Seq)
+				return
+			}
+		}
+	}
+}
+
+// end checks the end of a log the Session loaded: forked closers still
+// owed, or a turn left open.
+func (j *judge) end() {
+	if !j.loading {
+		return
+	}
+	if len(j.forkTail) > 0 {
+		j.find(CodeInheritedOpenTurn, Error, j.forkAt, "inherited session/end-seed inside an open turn is not followed by dsh's forked closers (the log ends)")
+		return
+	}
+	if j.fold.TurnOpen() {
+		closers := j.fold.Closers(fold.Interrupted)
+		types := make([]string, len(closers))
+		for i, c := range closers {
+			types[i] = c.Type
+		}
+		j.find(CodeOpenTail, Warning, j.lastSeq, "the log ends inside an open turn; dsh's crash repair would append %d closers (%s)", len(closers), strings.Join(types, ", "))
+	}
+}

@@ -1,0 +1,105 @@
+// Package verify judges a recorded dsh session the way a CI gate needs it:
+// dsh's own verdicts first (the v4 codec's restore and admission, then the
+// Session load checks), then what dsh guarantees only by how it writes logs
+// (semantics.md §6) and the request-reconstruction theorem (§4.5, §4.6):
+// every request rebuilds from the events before its settlement, and each
+// one append-extends the previous unless a series marker or a lifecycle
+// boundary explains why not.
+//
+// Findings and their codes:
+//
+//	codec-refused              error    dsh's codec or v4 restore refuses the file (dsh's text)
+//	codec-dropped-rows         error    dsh's recoverable read drops a bad row and all after it
+//	session-refused            error    dsh's Session refuses to load the events (dsh's text)
+//	header-missing             error    a settlement with no request/header before it (W11)
+//	header-change-unchanged    error    reason "change" but the header equals the one in force (§4.6)
+//	header-series-changed      error    reason "series" but the header differs, or none was in force (§4.6)
+//	header-initial-repeated    error    reason "initial" after an earlier header (W15)
+//	header-resume-first        error    reason "resume" with no earlier header or session/end-seed (W15)
+//	request-not-extending      error    a request that does not extend the previous one, unexplained (W17)
+//	series-marker-missing      warning  the content generation changed between requests with no series marker
+//	surface-tool-balance       error    a replace leaves a tool result without its call on the surface (W10)
+//	assistant-repeated         error    a second assistant/message in one step (W11, W13)
+//	interrupted-content        error    an interrupted message with other than non-blank text (W12)
+//	interrupted-turn-end       error    an interrupted message in a turn that does not end aborted (W12)
+//	inherited-marker-open-turn error    an inherited end-seed marker in an open turn without forked closers (W16)
+//	open-tail                  warning  the log ends inside a turn: crash repair would close it
+//	empty-assistant            warning  an empty assistant message in a turn that completes normally (W13)
+//	unknown-ignorable          info     an ignorable event dsh does not know, opaque to it (§1.6)
+//
+// Memory is that of the fold (the live surface) plus the previous request's
+// messages, never the whole log.
+package verify
+
+import (
+	"errors"
+	"io"
+
+	"github.com/dshlog/dshlog/codec/v4"
+	"github.com/dshlog/dshlog/jsonl"
+	"github.com/dshlog/dshlog/migrate"
+	"github.com/dshlog/dshlog/session"
+)
+
+// Check reads every event of r and hands each finding to report as soon as
+// it is known. It returns an error only when the input could not be read
+// (an I/O failure, not a refusal: dsh's refusals are findings).
+func Check(r *migrate.Reader, report func(Finding)) error {
+	// A v4 file holds one event per row after the header, in seq order; a
+	// migrated file's events have no line of their own.
+	j := newJudge(report, r.SourceVersion == v4.Version)
+	for {
+		ev, err := r.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return j.refused(err)
+		}
+		j.event(ev)
+	}
+	if issue := r.Issue(); issue != nil {
+		if err := j.dropped(issue); err != nil {
+			return err
+		}
+	}
+	j.end()
+	return nil
+}
+
+// refused turns the codec's refusal into a finding; an error that is not a
+// refusal means the file could not be read.
+func (j *judge) refused(err error) error {
+	return j.codecFinding(CodeCodecRefused, err, -1)
+}
+
+// dropped reports the row dsh's recoverable read dropped with the rest of
+// the file: in a v4 file, the row after the last event read.
+func (j *judge) dropped(issue error) error {
+	return j.codecFinding(CodeCodecDroppedRows, issue, j.lastSeq+1)
+}
+
+// codecFinding reports a codec refusal at the line it names, else at seq
+// (-1: none); in a v4 file line and seq go together.
+func (j *judge) codecFinding(code string, err error, seq int64) error {
+	var refusal *session.Refusal
+	if !errors.As(err, &refusal) {
+		return err
+	}
+	f := Finding{Code: code, Severity: Error, Seq: -1, Message: refusal.Text()}
+	var located *jsonl.Error
+	if errors.As(err, &located) && located.Line > 0 {
+		f.Line = located.Line
+	}
+	if j.rowPerEvent {
+		if f.Line > 1 {
+			seq = int64(f.Line - 2)
+		}
+		if seq >= 0 {
+			f.Seq, f.Line = seq, int(seq)+2
+		}
+	}
+	j.report(f)
+	j.loading = false
+	return nil
+}
