@@ -59,5 +59,6 @@ const (
 	CodeInheritedOpenTurn  = "inherited-marker-open-turn"
 	CodeOpenTail           = "open-tail"
 	CodeEmptyAssistant     = "empty-assistant"
+	CodeTornTail           = "torn-tail"
 	CodeUnknownIgnorable   = "unknown-ignorable"
 )

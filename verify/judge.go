@@ -341,6 +341,10 @@ func (j *judge) end() {
 		for i, c := range closers {
 			types[i] = c.Type
 		}
-		j.find(CodeOpenTail, Warning, j.lastSeq, "the log ends inside an open turn; dsh's crash repair would append %d closers (%s)", len(closers), strings.Join(types, ", "))
+		noun := "closers"
+		if len(closers) == 1 {
+			noun = "closer"
+		}
+		j.find(CodeOpenTail, Warning, j.lastSeq, "the log ends inside an open turn; dsh's crash repair would append %d %s (%s)", len(closers), noun, strings.Join(types, ", "))
 	}
 }

@@ -25,6 +25,7 @@
 //	inherited-marker-open-turn error    an inherited end-seed marker in an open turn without forked closers (W16)
 //	open-tail                  warning  the log ends inside a turn: crash repair would close it
 //	empty-assistant            warning  an empty assistant message in a turn that completes normally (W13)
+//	torn-tail                  warning  the last line is torn (no final newline); dsh drops it
 //	unknown-ignorable          info     an ignorable event dsh does not know, opaque to it (§1.6)
 //
 // Memory is that of the fold (the live surface) plus the previous request's
@@ -58,10 +59,19 @@ func Check(r *migrate.Reader, report func(Finding)) error {
 		}
 		j.event(ev)
 	}
-	if issue := r.Issue(); issue != nil {
+	issue := r.Issue()
+	if issue != nil {
 		if err := j.dropped(issue); err != nil {
 			return err
 		}
+	}
+	if r.TornTail() {
+		f := Finding{Code: CodeTornTail, Severity: Warning, Seq: -1,
+			Message: "the last line has no final newline (a write cut short); dsh drops it"}
+		if j.rowPerEvent && issue == nil {
+			f.Line = int(j.lastSeq) + 3 // the line after the last event's
+		}
+		report(f)
 	}
 	j.end()
 	return nil

@@ -204,3 +204,25 @@ func cleanFiles(t *testing.T) []string {
 	}
 	return files
 }
+
+// TestTornTail cuts the final newline off a clean log: dsh drops the torn
+// line (the last turn/end), so the verifier warns about it at its line and
+// about the turn it leaves open.
+func TestTornTail(t *testing.T) {
+	text, err := os.ReadFile("../testdata/seed-vectors/loop-events.v4.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "session.v4.jsonl")
+	if err := os.WriteFile(path, text[:len(text)-1], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Count(string(text), "\n")
+	want := []Finding{{Code: CodeTornTail, Severity: Warning, Seq: -1, Line: lines,
+		Message: "the last line has no final newline (a write cut short); dsh drops it"}, {
+		Code: CodeOpenTail, Severity: Warning, Seq: 39, Line: 41,
+		Message: "the log ends inside an open turn; dsh's crash repair would append 1 closer (turn/end)"}}
+	if got := check(t, path); !slices.Equal(got, want) {
+		t.Errorf("findings %+v, want %+v", got, want)
+	}
+}
