@@ -161,10 +161,10 @@ func (a *readAhead) close() {
 
 // warm decodes, ahead of the consumer, the parts of a parsed row that the
 // codecs and stages from v2 on look into: the row, its data, the messages
-// it carries with their sources and content lists, a request header's
-// tools and an embedded stream that holds block chunks. Decoding is
-// remembered in the values, so the consumer finds them decoded; content
-// blocks and stream entries are left to be peeked at.
+// it carries with their content lists, a request header's tools and an
+// embedded stream that holds block chunks. Decoding is remembered in the
+// values, so the consumer finds them decoded; message sources, content
+// blocks and stream entries, whose kind is what is read, are peeked at.
 func warm(row jsonv.Value) {
 	data := row.Field("data")
 	row.Field("sourceEventSeqs").Elements()
@@ -183,6 +183,5 @@ func warm(row jsonv.Value) {
 }
 
 func warmMessage(m jsonv.Value) {
-	m.Field("source").Members()
 	m.Field("content").Elements()
 }

@@ -71,7 +71,7 @@ func checkDeveloperMessageEvent(data jsonv.Value) error {
 		return err
 	}
 	source := message.Field("source")
-	kind, kindIsString := source.Field("kind").Str()
+	kind, kindIsString := peek(source, "kind").Str()
 	if !nonEmptyString(message.Field("id")) || content.Kind() != jsonv.Array || !isObject(source) ||
 		!kindIsString || kind == "" || kind == "plugin" {
 		return session.FormatErrorf("format v4 developer message requires id, role, content, and a producer-owned source")

@@ -247,7 +247,7 @@ func (l *lifecycle) accept(ev session.Event) error {
 		if err := requireRecord(source, "user message source"); err != nil {
 			return err
 		}
-		if !isString(ev.Row.Field("surfaceOp"), "append") && isString(source.Field("kind"), "compact-checkpoint") {
+		if !isString(ev.Row.Field("surfaceOp"), "append") && isString(peek(source, "kind"), "compact-checkpoint") {
 			_, err := l.compactionOwner(source, "compaction checkpoint")
 			return err
 		}
@@ -262,7 +262,7 @@ func (l *lifecycle) accept(ev session.Event) error {
 func (l *lifecycle) remember(ev session.Event, known bool) {
 	switch ev.Type {
 	case "user/message":
-		if known && isString(ev.Data().Field("source").Field("kind"), "user") {
+		if known && isString(peek(ev.Data(), "source", "kind"), "user") {
 			l.humanUsers = append(l.humanUsers, ev.Seq)
 		}
 	case "command/run", "command/done":
@@ -569,7 +569,7 @@ func (l *lifecycle) title(ev session.Event, data jsonv.Value) error {
 		if err := requireRecord(source, "title source"); err != nil {
 			return err
 		}
-		if (references.Len() == 0) != isString(source.Field("kind"), "user") {
+		if (references.Len() == 0) != isString(peek(source, "kind"), "user") {
 			return session.FormatErrorf("session/title messageSeqs must be empty exactly for a user title")
 		}
 	}

@@ -11,7 +11,7 @@ var errPluginSource = session.FormatErrorf("format v4 message requires a produce
 // nonempty kind other than the retired "plugin".
 func checkProducerSource(message jsonv.Value) error {
 	source := message.Field("source")
-	kind, ok := source.Field("kind").Str()
+	kind, ok := peek(source, "kind").Str()
 	if !isObject(source) || !ok || kind == "" || kind == "plugin" {
 		return errPluginSource
 	}

@@ -34,10 +34,10 @@ func checkToolResult(row jsonv.Value) error {
 	}
 	source := message.Field("source")
 	toolCallID, ok := message.Field("toolCallId").Str()
-	if !ok || toolCallID == "" || !isString(source.Field("callId"), toolCallID) {
+	if !ok || toolCallID == "" || !isString(peek(source, "callId"), toolCallID) {
 		return session.FormatErrorf("%s requires toolCallId matching its tool source", subject())
 	}
-	if !isObject(source) || !isString(source.Field("kind"), "tool") {
+	if !isObject(source) || !isString(peek(source, "kind"), "tool") {
 		return session.FormatErrorf("%s requires a tool source", subject())
 	}
 	content := message.Field("content")

@@ -47,14 +47,16 @@ func producerKind(plugin string, role jsonv.Value) string {
 // kind, and every other member, is kept. seq is the source seq, for
 // refusals. It reports whether the source changed.
 func rewriteSource(source jsonv.Value, seq int64, role jsonv.Value) (jsonv.Value, bool, error) {
-	kind, ok := source.Field("kind").Str()
+	kindValue, _ := source.Peek("kind")
+	kind, ok := kindValue.Str()
 	if !ok || kind == "" {
 		return source, false, session.FormatErrorf("message source at seq %d requires a nonempty kind", seq)
 	}
 	if kind != "plugin" {
 		return source, false, nil
 	}
-	plugin, ok := source.Field("plugin").Str()
+	pluginValue, _ := source.Peek("plugin")
+	plugin, ok := pluginValue.Str()
 	if !ok {
 		return source, false, session.FormatErrorf("plugin source at seq %d is not canonical: plugin requires a string", seq)
 	}

@@ -25,14 +25,15 @@ func liftToolResult(ev session.Event) (session.Event, bool, error) {
 	}
 	subject := func() string { return "format v3 tool/result at seq " + itoa(ev.Seq) }
 	source := message.Field("source")
-	callID, callIDOK := source.Field("callId").Str()
+	callIDValue, _ := source.Peek("callId")
+	callID, callIDOK := callIDValue.Str()
 	content := message.Field("content")
 	var wrapper jsonv.Value
 	if content.Kind() == jsonv.Array && content.Len() == 1 {
 		wrapper = content.Index(0)
 	}
 	id, idOK := message.Field("id").Str()
-	if !idOK || id == "" || source.Kind() != jsonv.Object || !isString(source.Field("kind"), "tool") ||
+	if !idOK || id == "" || source.Kind() != jsonv.Object || !isString(peekKind(source), "tool") ||
 		!callIDOK || callID == "" || wrapper.Kind() != jsonv.Object ||
 		!isString(wrapper.Field("type"), "tool-result") || !isString(wrapper.Field("toolCallId"), callID) {
 		return ev, false, session.FormatErrorf("%s requires exactly one tool-result wrapper matching its tool source", subject())
@@ -77,6 +78,12 @@ func appendExtensions(members []jsonv.Member, v jsonv.Value, prefix string, owne
 		}
 	}
 	return members
+}
+
+// peekKind returns a message source's kind without decoding the source.
+func peekKind(source jsonv.Value) jsonv.Value {
+	kind, _ := source.Peek("kind")
+	return kind
 }
 
 func isString(v jsonv.Value, s string) bool {
