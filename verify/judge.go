@@ -124,9 +124,13 @@ func (j *judge) settlement(req fold.Request, hadHeader bool) {
 		explained := j.seriesSince || j.seedSince
 		switch {
 		case !extends(p.messages, req.Messages) && !explained:
+			why := ""
+			if req.ContentGeneration != p.contentGeneration {
+				why = fmt.Sprintf(" (the surface was rewritten: content generation %d -> %d)", p.contentGeneration, req.ContentGeneration)
+			}
 			j.find(CodeNotExtending, Error, req.SettlementSeq,
-				"request %d (%d messages) does not extend request %d at seq %d (%d messages), and no series header or session/end-seed lies between them",
-				req.Index, len(req.Messages), p.index, p.seq, len(p.messages))
+				"request %d (%d messages) does not extend request %d at seq %d (%d messages), and no series header or session/end-seed lies between them%s",
+				req.Index, len(req.Messages), p.index, p.seq, len(p.messages), why)
 		case req.ContentGeneration != p.contentGeneration && !explained:
 			j.find(CodeSeriesMarker, Warning, req.SettlementSeq,
 				"the surface was rewritten since request %d at seq %d (content generation %d -> %d), yet no series header lies between them",

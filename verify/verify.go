@@ -78,9 +78,11 @@ func Check(r *migrate.Reader, report func(Finding)) error {
 }
 
 // refused turns the codec's refusal into a finding; an error that is not a
-// refusal means the file could not be read.
+// refusal means the file could not be read. A refusal met at a row (not at
+// the end) is about the row after the last event handed out: the rows
+// dsh's recoverable read withheld before refusing start there.
 func (j *judge) refused(err error) error {
-	return j.codecFinding(CodeCodecRefused, err, -1)
+	return j.codecFinding(CodeCodecRefused, err, j.lastSeq+1)
 }
 
 // dropped reports the row dsh's recoverable read dropped with the rest of
@@ -89,8 +91,8 @@ func (j *judge) dropped(issue error) error {
 	return j.codecFinding(CodeCodecDroppedRows, issue, j.lastSeq+1)
 }
 
-// codecFinding reports a codec refusal at the line it names, else at seq
-// (-1: none); in a v4 file line and seq go together.
+// codecFinding reports a codec refusal. In a v4 file a refusal met at a
+// row is placed at row seq; elsewhere it keeps the line the reader names.
 func (j *judge) codecFinding(code string, err error, seq int64) error {
 	var refusal *session.Refusal
 	if !errors.As(err, &refusal) {
@@ -98,16 +100,12 @@ func (j *judge) codecFinding(code string, err error, seq int64) error {
 	}
 	f := Finding{Code: code, Severity: Error, Seq: -1, Message: refusal.Text()}
 	var located *jsonl.Error
-	if errors.As(err, &located) && located.Line > 0 {
+	atRow := errors.As(err, &located) && located.Line > 0
+	switch {
+	case j.rowPerEvent && (atRow || code == CodeCodecDroppedRows):
+		f.Seq, f.Line = seq, int(seq)+2
+	case atRow:
 		f.Line = located.Line
-	}
-	if j.rowPerEvent {
-		if f.Line > 1 {
-			seq = int64(f.Line - 2)
-		}
-		if seq >= 0 {
-			f.Seq, f.Line = seq, int(seq)+2
-		}
 	}
 	j.report(f)
 	j.loading = false

@@ -4,7 +4,9 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -138,9 +140,17 @@ func checkCodec(t *testing.T, want expectation, findings []Finding) int64 {
 		t.Errorf("dsh's codec accepts the log, got %s: %s", got[0].Code, got[0].Message)
 	case wantCode != "" && (len(got) != 1 || got[0].Code != wantCode || got[0].Message != wantText):
 		t.Errorf("codec findings %+v, want one %s %q", got, wantCode, wantText)
+	case wantCode != "":
+		// dsh names a row by its index after the header: the seq it should have.
+		if m := rowIndex.FindStringSubmatch(wantText); m != nil && strconv.FormatInt(at, 10) != m[1] {
+			t.Errorf("codec finding at seq %d, dsh names row %s", at, m[1])
+		}
 	}
 	return at
 }
+
+// rowIndex finds the row a codec refusal names.
+var rowIndex = regexp.MustCompile(`\brow (\d+) `)
 
 // checkSession compares the session findings with the session column. dsh
 // loads the Session only from what the codec read: when the codec stopped
