@@ -185,6 +185,21 @@ func (d *Decoder) Decode(row jsonv.Value) (session.Event, bool, error) {
 		}
 		return ev, false, nil
 	}
+	return d.accept(row, ev, current)
+}
+
+// DecodeFramed is Decode for a row whose framing DecodeEvent has accepted
+// already (at any row index: only a refusal names it), with ev the event it
+// returned. A reader can so check the framing ahead, on another goroutine.
+func (d *Decoder) DecodeFramed(row jsonv.Value, ev session.Event) (session.Event, bool, error) {
+	current := d.rowIndex
+	d.rowIndex++
+	return d.accept(row, ev, current)
+}
+
+// accept applies the seq discipline, the recovery policy and the inherited
+// cut to the framed row at rowIndex current.
+func (d *Decoder) accept(row jsonv.Value, ev session.Event, current int64) (session.Event, bool, error) {
 	if d.issue != nil {
 		if ev.Type == "turn/end" {
 			return ev, false, d.issue

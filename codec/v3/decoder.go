@@ -33,9 +33,12 @@ func (d *Decoder) Decode(row jsonv.Value) (session.Event, bool, error) {
 }
 
 // RowCheck is what Decode concludes about a row from the row alone: dsh's
-// row admission and, for an admitted object, the canonical event check.
+// row admission, the v2 framing and, for an admitted object, the canonical
+// event check.
 type RowCheck struct {
 	admission, canonical error
+	framed               session.Event // the framing's event, when framedOK
+	framedOK             bool
 }
 
 // CheckRow runs the checks of Decode that depend on the row alone, so that
@@ -48,7 +51,11 @@ func CheckRow(row jsonv.Value) RowCheck {
 	if row.Kind() != jsonv.Object {
 		return RowCheck{} // the framing refuses it first
 	}
-	return RowCheck{canonical: checkEvent(row, nil, true)}
+	c := RowCheck{canonical: checkEvent(row, nil, true)}
+	if ev, err := v2.DecodeEvent(row, 0); err == nil {
+		c.framed, c.framedOK = ev, true // a refusal is made again, naming its row
+	}
+	return c
 }
 
 // DecodeChecked is Decode for a row whose CheckRow result is c.
@@ -65,7 +72,14 @@ func (d *Decoder) decode(row jsonv.Value, c *RowCheck) (session.Event, bool, err
 	if err := admission(row); err != nil {
 		return session.Event{}, false, err
 	}
-	ev, ok, err := d.framing.Decode(row)
+	var ev session.Event
+	var ok bool
+	var err error
+	if c != nil && c.framedOK {
+		ev, ok, err = d.framing.DecodeFramed(row, c.framed)
+	} else {
+		ev, ok, err = d.framing.Decode(row)
+	}
 	if err != nil || !ok {
 		return ev, false, err
 	}
