@@ -53,6 +53,8 @@ const (
 	CodeNotExtending       = "request-not-extending"
 	CodeSeriesMarker       = "series-marker-missing"
 	CodeToolBalance        = "surface-tool-balance"
+	CodeSystemAppendEmpty  = "system-append-empty"
+	CodeSystemAppendRoute  = "system-append-route"
 	CodeAssistantRepeated  = "assistant-repeated"
 	CodeInterruptedContent = "interrupted-content"
 	CodeInterruptedTurnEnd = "interrupted-turn-end"

@@ -26,7 +26,12 @@ type judge struct {
 	prev        *request // the previous settlement's request
 	seriesSince bool     // a series marker since the previous settlement
 	seedSince   bool     // a session/end-seed since the previous settlement
+	seedGen     int      // the content generation at the last session/end-seed
 	endSeedSeen bool
+
+	systemSeen   bool   // a system/message has been folded
+	systemAppend int64  // a later system/message appended since the previous settlement, or -1
+	promptUpdate string // systemPromptUpdate of the latest request/context
 
 	step     stepState
 	forkTail []session.Event // forked closers an inherited marker calls for
@@ -51,7 +56,7 @@ type stepState struct {
 
 func newJudge(report func(Finding), rowPerEvent bool) *judge {
 	return &judge{report: report, rowPerEvent: rowPerEvent, fold: fold.New(), loading: true,
-		lastSeq: -1, step: stepState{interrupted: -1}}
+		lastSeq: -1, systemAppend: -1, step: stepState{interrupted: -1}}
 }
 
 // find reports a finding about the event at seq.
@@ -92,6 +97,10 @@ func (j *judge) event(ev session.Event) {
 		j.header(ev, before.Header, hadHeader)
 	case "session/end-seed":
 		j.endSeed(ev)
+	case "system/message":
+		j.system(ev)
+	case "request/context":
+		j.promptUpdate = ev.Data().Field("systemPromptUpdate").Text()
 	case "turn/start":
 		j.step = stepState{interrupted: -1}
 	case "step/start":
@@ -120,8 +129,15 @@ func (j *judge) settlement(req fold.Request, hadHeader bool) {
 	if !hadHeader {
 		j.find(CodeHeaderMissing, Error, req.SettlementSeq, "request %d (%s) has no request/header before it: its model and tools are unknown", req.Index, req.SettlementType)
 	}
+	if at := j.systemAppend; at >= 0 && j.promptUpdate != "in-history" {
+		j.find(CodeSystemAppendRoute, Error, at,
+			"system/message appended after the first one, but request %d's route does not update the system prompt in history (request/context systemPromptUpdate is %q); elsewhere a prompt change replaces node 0",
+			req.Index, j.promptUpdate)
+	}
+	j.systemAppend = -1
 	if p := j.prev; p != nil {
-		explained := j.seriesSince || j.seedSince
+		// A lifecycle boundary explains a break only for rewrites before it.
+		explained := j.seriesSince || j.seedSince && req.ContentGeneration == j.seedGen
 		switch {
 		case !extends(p.messages, req.Messages) && !explained:
 			why := ""
@@ -225,9 +241,25 @@ func sameField(a, b jsonv.Value, key string) bool {
 // endSeed notes a lifecycle boundary; an inherited marker inside an open
 // turn must be followed by the forked closers (W16).
 func (j *judge) endSeed(ev session.Event) {
-	j.endSeedSeen, j.seedSince = true, true
+	j.endSeedSeen, j.seedSince, j.seedGen = true, true, j.fold.ContentGeneration()
 	if ev.Data().Field("inherited").IsTrue() && j.fold.TurnOpen() {
 		j.forkTail, j.forkAt = j.fold.Closers(fold.Forked), ev.Seq
+	}
+}
+
+// system checks a system/message appended after the first one: on an
+// in-history route the changed prompt is appended, never empty (§4.7).
+func (j *judge) system(ev session.Event) {
+	first := !j.systemSeen
+	j.systemSeen = true
+	if first || ev.SurfaceOp().Kind != session.OpAppend {
+		return
+	}
+	if content := ev.Data().Field("message").Field("content"); content.Len() == 0 {
+		j.find(CodeSystemAppendEmpty, Error, ev.Seq, "system/message appended after the first one has no content; an in-history route appends only a changed, non-empty prompt")
+	}
+	if j.systemAppend < 0 {
+		j.systemAppend = ev.Seq
 	}
 }
 

@@ -16,9 +16,12 @@
 //	header-series-changed      error    reason "series" but the header differs, or none was in force (§4.6)
 //	header-initial-repeated    error    reason "initial" after an earlier header (W15)
 //	header-resume-first        error    reason "resume" with no earlier header or session/end-seed (W15)
-//	request-not-extending      error    a request that does not extend the previous one, unexplained (W17)
+//	request-not-extending      error    a request that does not extend the previous one, unexplained (W17):
+//	                                    no series header, and no session/end-seed after the last rewrite
 //	series-marker-missing      warning  the content generation changed between requests with no series marker
 //	surface-tool-balance       error    a replace leaves a tool result without its call on the surface (W10)
+//	system-append-empty        error    a later system/message appended with no content (§4.7)
+//	system-append-route        error    a later system/message appended on a route that does not update in history (§4.7)
 //	assistant-repeated         error    a second assistant/message in one step (W11, W13)
 //	interrupted-content        error    an interrupted message with other than non-blank text (W12)
 //	interrupted-turn-end       error    an interrupted message in a turn that does not end aborted (W12)

@@ -169,8 +169,8 @@ func checkSession(t *testing.T, want expectation, findings []Finding, codecAt in
 }
 
 // TestCleanCorpus verifies every log dsh wrote or accepts in testdata (the
-// fold-golden inputs, the restored corpus and the seed vectors): none has
-// an error finding.
+// fold-golden inputs, the restored corpus in every version, checked as dsh
+// migrates it, and the seed vectors): none has an error finding.
 func TestCleanCorpus(t *testing.T) {
 	files := cleanFiles(t)
 	for _, file := range files {
@@ -187,7 +187,7 @@ func TestCleanCorpus(t *testing.T) {
 }
 
 // cleanFiles lists the logs dsh accepts: the input of every fold-golden
-// output, every restored corpus file and the seed vectors.
+// output, every restored corpus file (v0, v3 and v4) and the seed vectors.
 func cleanFiles(t *testing.T) []string {
 	t.Helper()
 	golden, err := filepath.Glob("../testdata/corpus/fold-golden/*/*.fold.json")
@@ -202,7 +202,7 @@ func cleanFiles(t *testing.T) []string {
 		}
 		files = append(files, filepath.Join("../testdata/corpus/golden", rel))
 	}
-	for _, pattern := range []string{"../testdata/corpus/restored/*/*.v4.jsonl", "../testdata/seed-vectors/*.v4.jsonl"} {
+	for _, pattern := range []string{"../testdata/corpus/restored/*/*.jsonl", "../testdata/seed-vectors/*.v4.jsonl"} {
 		matches, err := filepath.Glob(pattern)
 		if err != nil || len(matches) == 0 {
 			t.Fatalf("no file matches %s", pattern)
@@ -234,5 +234,46 @@ func TestTornTail(t *testing.T) {
 		Message: "the log ends inside an open turn; dsh's crash repair would append 1 closer (turn/end)"}}
 	if got := check(t, path); !slices.Equal(got, want) {
 		t.Errorf("findings %+v, want %+v", got, want)
+	}
+}
+
+// TestDamage damages one row of a clean log and expects the finding the
+// damage calls for, at the damaged event, on top of what the clean log has.
+func TestDamage(t *testing.T) {
+	const systemPrompt = "../testdata/corpus/restored/deepseek-protocol-system-prompt/session.v4.jsonl"
+	tests := []struct {
+		name     string
+		file     string
+		seq      int64 // the damaged row
+		old, new string
+		code     string
+		at       int64
+	}{
+		{"system prompt appended on a route that replaces it", systemPrompt,
+			11, `"systemPromptUpdate":"in-history"`, `"systemPromptUpdate":"replace"`, CodeSystemAppendRoute, 18},
+		{"empty system prompt appended", systemPrompt,
+			18, `"content":[{"type":"text","text":"You are a coding agent running inside DeepSeek Harness."}]`, `"content":[]`, CodeSystemAppendEmpty, 18},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			text, err := os.ReadFile(tt.file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			lines := strings.SplitAfter(string(text), "\n")
+			row := tt.seq + 1
+			if !strings.Contains(lines[row], tt.old) {
+				t.Fatalf("row %d has no %s", tt.seq, tt.old)
+			}
+			lines[row] = strings.Replace(lines[row], tt.old, tt.new, 1)
+			path := filepath.Join(t.TempDir(), "session.v4.jsonl")
+			if err := os.WriteFile(path, []byte(strings.Join(lines, "")), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			findings := check(t, path)
+			if !slices.ContainsFunc(findings, func(f Finding) bool { return f.Code == tt.code && f.Seq == tt.at && f.Line == int(tt.at)+2 }) {
+				t.Errorf("no %s finding at seq %d in %+v", tt.code, tt.at, findings)
+			}
+		})
 	}
 }
