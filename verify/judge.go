@@ -36,6 +36,9 @@ type judge struct {
 	step     stepState
 	forkTail []session.Event // forked closers an inherited marker calls for
 	forkAt   int64           // the inherited marker's seq
+	// crashEnd is the seq of a turn/end{interrupted} the next event must
+	// follow with the resume marker, or -1.
+	crashEnd int64
 }
 
 // request is what the series rule needs of a request: its messages and
@@ -56,7 +59,7 @@ type stepState struct {
 
 func newJudge(report func(Finding), rowPerEvent bool) *judge {
 	return &judge{report: report, rowPerEvent: rowPerEvent, fold: fold.New(), loading: true,
-		lastSeq: -1, systemAppend: -1, step: stepState{interrupted: -1}}
+		lastSeq: -1, systemAppend: -1, crashEnd: -1, step: stepState{interrupted: -1}}
 }
 
 // find reports a finding about the event at seq.
@@ -88,7 +91,13 @@ func (j *judge) event(ev session.Event) {
 		j.find(CodeSessionRefused, Error, ev.Seq, "%s", refusalText(err))
 		return
 	}
-	j.forkCloser(ev)
+	closer := j.forkCloser(ev)
+	if at := j.crashEnd; at >= 0 {
+		j.crashEnd = -1
+		if ev.Type != "session/end-seed" {
+			j.find(CodeCrashEndUnresumed, Error, at, "turn/end with reason interrupted is a crash closer, but %s follows it instead of the resume marker session/end-seed", ev.Type)
+		}
+	}
 	if settles {
 		j.settlement(req, hadHeader)
 	}
@@ -108,7 +117,7 @@ func (j *judge) event(ev session.Event) {
 	case "assistant/message":
 		j.assistant(ev)
 	case "turn/end":
-		j.turnEnd(ev)
+		j.turnEnd(ev, closer)
 	}
 	if ev.SurfaceOp().Kind == session.OpReplace {
 		j.toolBalance(ev.Seq)
@@ -264,19 +273,21 @@ func (j *judge) system(ev session.Event) {
 }
 
 // forkCloser checks the event after an inherited marker in an open turn
-// against the next forked closer dsh's fork would have written.
-func (j *judge) forkCloser(ev session.Event) {
+// against the next forked closer dsh's fork would have written, and reports
+// whether it is that closer.
+func (j *judge) forkCloser(ev session.Event) bool {
 	if len(j.forkTail) == 0 || ev.Seq == j.forkAt {
-		return
+		return false
 	}
 	want := j.forkTail[0]
 	if ev.Type == want.Type && jsonv.Equal(ev.Data(), want.Data()) {
 		j.forkTail = j.forkTail[1:]
-		return
+		return true
 	}
 	j.forkTail = nil
 	j.find(CodeInheritedOpenTurn, Error, j.forkAt,
 		"inherited session/end-seed inside an open turn is not followed by dsh's forked closers (seq %d is %s, expected %s)", ev.Seq, ev.Type, want.Type)
+	return false
 }
 
 // assistant checks an assistant/message: one per step (W13), and the shape
@@ -325,9 +336,17 @@ func interruptedProblem(content jsonv.Value) string {
 	return ""
 }
 
-// turnEnd checks the messages of the closing turn against its reason.
-func (j *judge) turnEnd(ev session.Event) {
+// turnEnd checks the messages of the closing turn against its reason, and
+// the closers' reasons: interrupted only from crash repair, forked only in
+// a fork child's seed (W16). closer says the event is a forked closer.
+func (j *judge) turnEnd(ev session.Event, closer bool) {
 	kind := ev.Data().Field("reason").Field("kind").Text()
+	switch {
+	case kind == "interrupted":
+		j.crashEnd = ev.Seq
+	case kind == "forked" && !closer:
+		j.find(CodeForkedEndOutsideSeed, Error, ev.Seq, "turn/end with reason forked outside the closers that follow a fork child's inherited session/end-seed")
+	}
 	if at := j.step.interrupted; at >= 0 && kind != "aborted" && kind != "interrupted" {
 		j.find(CodeInterruptedTurnEnd, Error, at, "interrupted assistant/message, but its turn ends %q at seq %d instead of aborted", kind, ev.Seq)
 	}

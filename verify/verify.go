@@ -26,6 +26,8 @@
 //	interrupted-content        error    an interrupted message with other than non-blank text (W12)
 //	interrupted-turn-end       error    an interrupted message in a turn that does not end aborted (W12)
 //	inherited-marker-open-turn error    an inherited end-seed marker in an open turn without forked closers (W16)
+//	crash-end-unresumed        error    a turn/end{interrupted} not followed by the resume marker (W16)
+//	forked-end-outside-seed    error    a turn/end{forked} that is not a closer after a fork's inherited marker (W16)
 //	open-tail                  warning  the log ends inside a turn: crash repair would close it
 //	empty-assistant            warning  an empty assistant message in a turn that completes normally (W13)
 //	torn-tail                  warning  the last line is torn (no final newline); dsh drops it

@@ -241,6 +241,8 @@ func TestTornTail(t *testing.T) {
 // damage calls for, at the damaged event, on top of what the clean log has.
 func TestDamage(t *testing.T) {
 	const systemPrompt = "../testdata/corpus/restored/deepseek-protocol-system-prompt/session.v4.jsonl"
+	const loop = "../testdata/seed-vectors/loop-events.v4.jsonl"
+	const aborted = `"reason":{"kind":"aborted","reason":{"kind":"user"}}`
 	tests := []struct {
 		name     string
 		file     string
@@ -253,6 +255,10 @@ func TestDamage(t *testing.T) {
 			11, `"systemPromptUpdate":"in-history"`, `"systemPromptUpdate":"replace"`, CodeSystemAppendRoute, 18},
 		{"empty system prompt appended", systemPrompt,
 			18, `"content":[{"type":"text","text":"You are a coding agent running inside DeepSeek Harness."}]`, `"content":[]`, CodeSystemAppendEmpty, 18},
+		{"crash closer without the resume marker", loop,
+			32, aborted, `"reason":{"kind":"interrupted"}`, CodeCrashEndUnresumed, 32},
+		{"forked closer outside a fork seed", loop,
+			32, aborted, `"reason":{"kind":"forked"}`, CodeForkedEndOutsideSeed, 32},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
