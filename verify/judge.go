@@ -41,13 +41,19 @@ type judge struct {
 	crashEnd int64
 }
 
-// request is what the series rule needs of a request: its messages and
-// content generation.
+// request is what the series rule needs of a request (§4.5): request k is
+// the k-th settlement, and its messages are the view before it. Between two
+// requests with the same content generation the surface only grew, so the
+// later one extends the earlier: the messages are taken only when a
+// rewrite may have broken that.
 type request struct {
 	index             int
 	seq               int64
-	messages          []jsonv.Value
+	typ               string
+	count             int // messages in the model's view
 	contentGeneration int
+	// messages is the view, kept once a rewrite needs it; nil otherwise.
+	messages []jsonv.Value
 }
 
 // stepState follows the open turn and step for the message invariants.
@@ -80,10 +86,14 @@ func (j *judge) event(ev session.Event) {
 	if !j.loading {
 		return
 	}
-	var req fold.Request
+	if p := j.prev; p != nil && p.messages == nil && rewrites(ev) {
+		// Only appends happened since p: its view is the first messages.
+		p.messages = j.fold.Messages()[:p.count]
+	}
+	var req request
 	settles := fold.IsSettlement(ev.Type)
 	if settles {
-		req, _ = j.fold.Request(ev)
+		req = j.request(ev)
 	}
 	before, hadHeader := j.fold.Header()
 	if err := j.fold.Load(ev); err != nil {
@@ -132,37 +142,50 @@ func refusalText(err error) string {
 	return err.Error()
 }
 
+// rewrites reports whether ev may change messages already in the view:
+// a replace or a projection, the events that move the content generation.
+func rewrites(ev session.Event) bool {
+	return ev.SurfaceOp().Kind == session.OpReplace || ev.Type == "image/offload"
+}
+
+// request describes the request settlement settles, from the fold of the
+// events before it.
+func (j *judge) request(settlement session.Event) request {
+	r := request{index: j.fold.Settlements() + 1, seq: settlement.Seq, typ: settlement.Type,
+		count: j.fold.MessageCount(), contentGeneration: j.fold.ContentGeneration()}
+	if j.prev != nil && r.contentGeneration != j.prev.contentGeneration {
+		r.messages = j.fold.Messages()
+	}
+	return r
+}
+
 // settlement checks request k against its prefix (a header must be in
 // force) and against request k-1 (the series rule of §4.6).
-func (j *judge) settlement(req fold.Request, hadHeader bool) {
+func (j *judge) settlement(req request, hadHeader bool) {
 	if !hadHeader {
-		j.find(CodeHeaderMissing, Error, req.SettlementSeq, "request %d (%s) has no request/header before it: its model and tools are unknown", req.Index, req.SettlementType)
+		j.find(CodeHeaderMissing, Error, req.seq, "request %d (%s) has no request/header before it: its model and tools are unknown", req.index, req.typ)
 	}
 	if at := j.systemAppend; at >= 0 && j.promptUpdate != "in-history" {
 		j.find(CodeSystemAppendRoute, Error, at,
 			"system/message appended after the first one, but request %d's route does not update the system prompt in history (request/context systemPromptUpdate is %q); elsewhere a prompt change replaces node 0",
-			req.Index, j.promptUpdate)
+			req.index, j.promptUpdate)
 	}
 	j.systemAppend = -1
-	if p := j.prev; p != nil {
+	if p := j.prev; p != nil && req.contentGeneration != p.contentGeneration {
 		// A lifecycle boundary explains a break only for rewrites before it.
-		explained := j.seriesSince || j.seedSince && req.ContentGeneration == j.seedGen
+		explained := j.seriesSince || j.seedSince && req.contentGeneration == j.seedGen
 		switch {
-		case !extends(p.messages, req.Messages) && !explained:
-			why := ""
-			if req.ContentGeneration != p.contentGeneration {
-				why = fmt.Sprintf(" (the surface was rewritten: content generation %d -> %d)", p.contentGeneration, req.ContentGeneration)
-			}
-			j.find(CodeNotExtending, Error, req.SettlementSeq,
-				"request %d (%d messages) does not extend request %d at seq %d (%d messages), and no series header or session/end-seed lies between them%s",
-				req.Index, len(req.Messages), p.index, p.seq, len(p.messages), why)
-		case req.ContentGeneration != p.contentGeneration && !explained:
-			j.find(CodeSeriesMarker, Warning, req.SettlementSeq,
+		case !extends(p.messages, req.messages) && !explained:
+			j.find(CodeNotExtending, Error, req.seq,
+				"request %d (%d messages) does not extend request %d at seq %d (%d messages), and no series header or session/end-seed lies between them (the surface was rewritten: content generation %d -> %d)",
+				req.index, req.count, p.index, p.seq, p.count, p.contentGeneration, req.contentGeneration)
+		case !explained:
+			j.find(CodeSeriesMarker, Warning, req.seq,
 				"the surface was rewritten since request %d at seq %d (content generation %d -> %d), yet no series header lies between them",
-				p.index, p.seq, p.contentGeneration, req.ContentGeneration)
+				p.index, p.seq, p.contentGeneration, req.contentGeneration)
 		}
 	}
-	j.prev = &request{index: req.Index, seq: req.SettlementSeq, messages: req.Messages, contentGeneration: req.ContentGeneration}
+	j.prev = &req
 	j.seriesSince, j.seedSince = false, false
 }
 

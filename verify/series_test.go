@@ -4,7 +4,6 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/dshlog/dshlog/fold"
 	"github.com/dshlog/dshlog/jsonv"
 )
 
@@ -35,10 +34,10 @@ func TestSeriesRule(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			var got []string
 			j := newJudge(func(f Finding) { got = append(got, f.Code) }, true)
-			j.prev = &request{index: 1, seq: 5, messages: []jsonv.Value{a}}
+			j.prev = &request{index: 1, seq: 5, count: 1, messages: []jsonv.Value{a}}
 			j.seriesSince = tt.series
 			j.seedSince, j.seedGen = tt.seedGen >= 0, tt.seedGen
-			j.settlement(fold.Request{Index: 2, SettlementSeq: 9, Messages: tt.messages, ContentGeneration: tt.gen}, true)
+			j.settlement(request{index: 2, seq: 9, count: len(tt.messages), messages: tt.messages, contentGeneration: tt.gen}, true)
 			if !slices.Equal(got, tt.want) {
 				t.Errorf("findings %v, want %v", got, tt.want)
 			}
