@@ -39,9 +39,10 @@ each request must extend the previous one unless a series header or a
 session/end-seed explains why not, header reasons must fit, a replace must not
 part a tool result from its call, an interrupted message holds text only and
 ends its turn aborted, one assistant/message settles a step, and an inherited
-marker inside an open turn is followed by the forked closers. Warnings (an open
-tail turn, a torn last line, an empty answer in a completed turn) and infos
-(an unknown ignorable event) do not fail a file unless --strict is given.
+marker inside an open turn is followed by the forked closers, and crash and
+fork closers appear only where dsh writes them. Warnings (an open tail turn, a
+torn last line, an empty answer in a completed turn) fail a file only with
+--strict; infos (an unknown ignorable event, which dsh keeps opaque) never do.
 
 Findings are printed as "FILE:LINE: seq N: SEVERITY: [CODE] message" (the
 line and seq are left out where there is none). With --json, each finding is
