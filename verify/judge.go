@@ -39,6 +39,9 @@ type judge struct {
 	// crashEnd is the seq of a turn/end{interrupted} the next event must
 	// follow with the resume marker, or -1.
 	crashEnd int64
+	// orphan is the tool/result a replace was last found to part from its
+	// call, reported once; -1 when none.
+	orphan int64
 }
 
 // request is what the series rule needs of a request (§4.5): request k is
@@ -65,7 +68,7 @@ type stepState struct {
 
 func newJudge(report func(Finding), rowPerEvent bool) *judge {
 	return &judge{report: report, rowPerEvent: rowPerEvent, fold: fold.New(), loading: true,
-		lastSeq: -1, systemAppend: -1, crashEnd: -1, step: stepState{interrupted: -1}}
+		lastSeq: -1, systemAppend: -1, crashEnd: -1, orphan: -1, step: stepState{interrupted: -1}}
 }
 
 // find reports a finding about the event at seq.
@@ -129,7 +132,7 @@ func (j *judge) event(ev session.Event) {
 	case "turn/end":
 		j.turnEnd(ev, closer)
 	}
-	if ev.SurfaceOp().Kind == session.OpReplace {
+	if ev.SurfaceOp().Kind == session.OpReplace && fold.IsSurfaceEligible(ev.Type) {
 		j.toolBalance(ev.Seq)
 	}
 }
@@ -396,6 +399,10 @@ func (j *judge) toolBalance(seq int64) {
 		case "tool/result":
 			open--
 			if open < 0 {
+				if n.Seq == j.orphan {
+					return // a later replace left the earlier orphan as it was
+				}
+				j.orphan = n.Seq
 				j.find(CodeToolBalance, Error, seq, "the replace leaves tool/result seq %d on the surface without the assistant message that called it; a provider rejects an orphan tool message", n.Seq)
 				return
 			}
