@@ -103,5 +103,34 @@ func (v Value) MayHoldString(s string) bool {
 		return v.kind == Array || v.kind == Object || (v.kind == String && v.str == s)
 	}
 	var buf [64]byte
-	return bytes.Contains(raw, AppendString(buf[:0], s))
+	return containsQuoted(raw, AppendString(buf[:0], s))
+}
+
+// containsQuoted reports whether text contains quoted, a quoted string. It
+// looks for the quoted string's first byte that is neither a letter, a
+// space nor a quote, which JSON text has far fewer of ('-' in "tool-call"),
+// and compares around each one; a string of letters only is searched for
+// as a whole.
+func containsQuoted(text, quoted []byte) bool {
+	pivot := -1
+	for i, c := range quoted {
+		if c != '"' && c != ' ' && (c|0x20 < 'a' || c|0x20 > 'z') {
+			pivot = i
+			break
+		}
+	}
+	if pivot < 0 {
+		return bytes.Contains(text, quoted)
+	}
+	for i := pivot; i < len(text); {
+		j := bytes.IndexByte(text[i:], quoted[pivot])
+		if j < 0 {
+			return false
+		}
+		if start := i + j - pivot; bytes.HasPrefix(text[start:], quoted) {
+			return true
+		}
+		i += j + 1
+	}
+	return false
 }

@@ -138,3 +138,25 @@ func TestMayHoldString(t *testing.T) {
 		t.Errorf("a built array may hold anything")
 	}
 }
+
+func TestContainsQuoted(t *testing.T) {
+	tests := []struct {
+		text, quoted string
+		want         bool
+	}{
+		{`["a","tool-result"]`, `"tool-result"`, true},
+		{`["tool-result"]`, `"tool-result"`, true},
+		{`["tool-results","-"]`, `"tool-result"`, false},
+		{`["x-tool-result"]`, `"tool-result"`, false},
+		{`-"tool-result"`, `"tool-result"`, true},
+		{`"tool-resul`, `"tool-result"`, false},
+		{`["text"]`, `"text"`, true}, // letters only
+		{`["texts"]`, `"text"`, false},
+		{``, `"a-b"`, false},
+	}
+	for _, tt := range tests {
+		if got := containsQuoted([]byte(tt.text), []byte(tt.quoted)); got != tt.want {
+			t.Errorf("containsQuoted(%s, %s) = %v, want %v", tt.text, tt.quoted, got, tt.want)
+		}
+	}
+}
