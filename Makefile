@@ -36,7 +36,7 @@ bench: bench-go bench-migrate
 bench-go:
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) ./...
 
-## bench-migrate: dshlog migrate on a generated ~BENCHMB MB v3 session (default 100): MB/s, peak RSS, ratio to jq -c .
+## bench-migrate: dshlog migrate on a generated ~BENCHMB MB v3 session (default 100): median MB/s, CPU time and peak RSS, ratio to jq -c .
 bench-migrate: build
 	$(GO) run ./bench/migrate -dshlog $(BIN)/dshlog -dir $(BIN)/bench -size $(BENCHMB)
 

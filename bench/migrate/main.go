@@ -1,8 +1,11 @@
 // Command migrate benchmarks dshlog migrate on a large generated v3
 // session: it repeats a corpus session's turn into a file of about -size
-// MB, times dshlog migrate on it (best of -runs), reports MB/s and peak RSS,
-// and does the same for jq -c . (an identity pass) when jq is installed.
-// The migrated output must re-encode to itself byte for byte.
+// MB, runs dshlog migrate on it -runs times, and reports the median wall
+// time (MB/s), the median CPU time (user+sys) and the peak RSS; with jq
+// installed it runs jq -c . (an identity pass) as often, each run right
+// after one of dshlog's so that both see the same load, and reports the
+// ratio of the medians. The migrated output must re-encode to itself byte
+// for byte.
 package main
 
 import (
@@ -15,6 +18,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"strings"
 	"syscall"
 	"time"
 
@@ -26,7 +31,7 @@ func main() {
 	dir := flag.String("dir", "bin/bench", "where the generated session and outputs go")
 	size := flag.Int64("size", 100, "size of the generated session in MB")
 	template := flag.String("template", "testdata/corpus/restored/fs-write/session.v3.jsonl", "the session whose turn is repeated")
-	runs := flag.Int("runs", 3, "runs of each command; the fastest counts")
+	runs := flag.Int("runs", 5, "runs of each command; the medians count")
 	flag.Parse()
 	if err := run(*dshlog, *dir, *template, *size<<20, *runs); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
@@ -46,9 +51,18 @@ func run(dshlog, dir, template string, size int64, runs int) error {
 	fmt.Printf("input: %s, %.1f MB (%s repeated)\n", input, mb(bytesIn), filepath.Base(filepath.Dir(template)))
 
 	output := filepath.Join(dir, "out.v4.jsonl")
-	m, err := measure(runs, dshlog, "migrate", "-o", output, input)
-	if err != nil {
-		return err
+	migrate := command{dshlog, "migrate", "-o", output, input}
+	jqPath, jqErr := exec.LookPath("jq")
+	var m, j measurements
+	for i := 0; i < runs; i++ {
+		if err := m.run(migrate); err != nil {
+			return err
+		}
+		if jqErr == nil {
+			if err := j.run(command{jqPath, "-c", ".", input}); err != nil {
+				return err
+			}
+		}
 	}
 	report("dshlog migrate", bytesIn, m)
 	sum, err := digest(output)
@@ -56,25 +70,20 @@ func run(dshlog, dir, template string, size int64, runs int) error {
 		return err
 	}
 	again := filepath.Join(dir, "again.v4.jsonl")
-	if _, err := measure(1, dshlog, "migrate", "-o", again, output); err != nil {
+	var check measurements
+	if err := check.run(command{dshlog, "migrate", "-o", again, output}); err != nil {
 		return err
 	}
 	if sum2, err := digest(again); err != nil || sum2 != sum {
 		return fmt.Errorf("the migrated output does not re-encode to itself (%v)", err)
 	}
 	fmt.Printf("  output sha256 %s, re-encodes byte for byte\n", sum)
-
-	jq, err := exec.LookPath("jq")
-	if err != nil {
+	if jqErr != nil {
 		fmt.Println("jq not installed: no ratio")
 		return nil
 	}
-	j, err := measure(runs, jq, "-c", ".", input)
-	if err != nil {
-		return err
-	}
 	report("jq -c .", bytesIn, j)
-	fmt.Printf("ratio: dshlog migrate is %.1f× faster than jq -c .\n", j.wall.Seconds()/m.wall.Seconds())
+	fmt.Printf("ratio: dshlog migrate is %.1f× faster than jq -c . (median wall times)\n", j.median(wallOf).Seconds()/m.median(wallOf).Seconds())
 	return nil
 }
 
@@ -104,34 +113,59 @@ func generate(template, path string, size int64) (int64, error) {
 	return n, err
 }
 
-// measurement is the fastest run of a command and the peak RSS seen.
+// command is a program and its arguments.
+type command []string
+
+// measurement is what one run of a command took.
 type measurement struct {
-	wall time.Duration
-	rss  int64 // bytes
+	wall, cpu time.Duration // cpu is user + system time
+	rss       int64         // peak resident set, bytes
 }
 
-func measure(runs int, name string, args ...string) (measurement, error) {
-	var best measurement
-	for i := 0; i < runs; i++ {
-		cmd := exec.Command(name, args...)
-		var stderr bytes.Buffer
-		cmd.Stdout, cmd.Stderr = io.Discard, &stderr
-		start := time.Now()
-		if err := cmd.Run(); err != nil {
-			return best, fmt.Errorf("%s %v: %v\n%s", name, args, err, stderr.Bytes())
-		}
-		wall := time.Since(start)
-		rss := cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss << 10
-		if i == 0 || wall < best.wall {
-			best.wall = wall
-		}
-		best.rss = max(best.rss, rss)
+// measurements are the runs of one command.
+type measurements []measurement
+
+// run runs c once, its output discarded, and records what it took.
+func (ms *measurements) run(c command) error {
+	cmd := exec.Command(c[0], c[1:]...)
+	var stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = io.Discard, &stderr
+	start := time.Now()
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("%s: %v\n%s", strings.Join(c, " "), err, stderr.Bytes())
 	}
-	return best, nil
+	wall := time.Since(start)
+	state := cmd.ProcessState
+	rss := state.SysUsage().(*syscall.Rusage).Maxrss << 10
+	*ms = append(*ms, measurement{wall: wall, cpu: state.UserTime() + state.SystemTime(), rss: rss})
+	return nil
 }
 
-func report(what string, input int64, m measurement) {
-	fmt.Printf("%-15s %7.3f s  %7.1f MB/s  peak RSS %6.1f MiB\n", what, m.wall.Seconds(), mb(input)/m.wall.Seconds(), float64(m.rss)/(1<<20))
+func wallOf(m measurement) time.Duration { return m.wall }
+func cpuOf(m measurement) time.Duration  { return m.cpu }
+
+// median returns the median of one figure over the runs.
+func (ms measurements) median(of func(measurement) time.Duration) time.Duration {
+	d := make([]time.Duration, len(ms))
+	for i, m := range ms {
+		d[i] = of(m)
+	}
+	slices.Sort(d)
+	return d[len(d)/2]
+}
+
+func (ms measurements) peakRSS() int64 {
+	var peak int64
+	for _, m := range ms {
+		peak = max(peak, m.rss)
+	}
+	return peak
+}
+
+func report(what string, input int64, ms measurements) {
+	wall := ms.median(wallOf)
+	fmt.Printf("%-15s %7.3f s  %7.1f MB/s  CPU %6.3f s  peak RSS %6.1f MiB  (medians of %d runs)\n",
+		what, wall.Seconds(), mb(input)/wall.Seconds(), ms.median(cpuOf).Seconds(), float64(ms.peakRSS())/(1<<20), len(ms))
 }
 
 func mb(n int64) float64 { return float64(n) / (1 << 20) }
