@@ -24,6 +24,13 @@ type readAhead struct {
 	stop  sync.Once
 	wg    sync.WaitGroup
 
+	// Text read but not yet consumed, at most about aheadBytes: reading
+	// waits for room, so a session of huge rows holds one or two of them.
+	mu       sync.Mutex
+	room     sync.Cond // signalled when text is consumed or on close
+	inFlight int
+	closed   bool
+
 	cur  *batch // the batch being consumed
 	next int    // its next line
 }
@@ -35,6 +42,7 @@ type batch struct {
 	// end), or nil when more lines follow.
 	err   error
 	ready chan struct{} // closed once every line is parsed
+	size  int           // bytes of text
 }
 
 // parsedLine is one line and its parse; a torn line is not parsed.
@@ -48,12 +56,14 @@ type parsedLine struct {
 }
 
 // A batch ends after batchLines lines or batchBytes bytes of text, whichever
-// comes first; up to aheadBatches batches are read before the consumer
-// takes them. The memory held is those batches' text and parses, a few MiB.
+// comes first. A new batch is read while less than aheadBytes of text waits
+// for the consumer, so the memory held is a few MiB of text and its parses,
+// or, for rows longer than that, the row being consumed and the next one.
 const (
 	batchLines   = 512
 	batchBytes   = 256 << 10
-	aheadBatches = 4
+	aheadBytes   = 1 << 20
+	aheadBatches = 16 // more than aheadBytes of batches, which bounds them first
 )
 
 // startReadAhead starts reading the lines of r after the ones already read;
@@ -66,6 +76,7 @@ func startReadAhead(r *jsonl.Reader, check func(jsonv.Value) v3.RowCheck) *readA
 		free:  make(chan *batch, aheadBatches+2),
 		done:  make(chan struct{}),
 	}
+	a.room.L = &a.mu
 	parsers := min(max(runtime.GOMAXPROCS(0), 1), 4)
 	a.wg.Add(1 + parsers)
 	go a.read(r)
@@ -80,7 +91,7 @@ func startReadAhead(r *jsonl.Reader, check func(jsonv.Value) v3.RowCheck) *readA
 func (a *readAhead) read(r *jsonl.Reader) {
 	defer a.wg.Done()
 	defer close(a.work)
-	for {
+	for a.waitForRoom() {
 		var b *batch
 		select {
 		case b = <-a.free:
@@ -90,15 +101,19 @@ func (a *readAhead) read(r *jsonl.Reader) {
 			b = &batch{lines: make([]parsedLine, 0, batchLines)}
 		}
 		b.ready = make(chan struct{})
-		for size := 0; len(b.lines) < batchLines && size < batchBytes; {
+		b.size = 0
+		for len(b.lines) < batchLines && b.size < batchBytes {
 			line, err := r.Next()
 			if err != nil {
 				b.err = err
 				break
 			}
 			b.lines = append(b.lines, parsedLine{Line: line})
-			size += len(line.Text)
+			b.size += len(line.Text)
 		}
+		a.mu.Lock()
+		a.inFlight += b.size
+		a.mu.Unlock()
 		select {
 		case a.order <- b:
 		case <-a.done:
@@ -138,6 +153,10 @@ func (a *readAhead) line() (parsedLine, error) {
 			if a.cur.err != nil {
 				return parsedLine{}, a.cur.err
 			}
+			a.mu.Lock()
+			a.inFlight -= a.cur.size
+			a.room.Signal()
+			a.mu.Unlock()
 			select {
 			case a.free <- a.cur:
 			default:
@@ -152,10 +171,27 @@ func (a *readAhead) line() (parsedLine, error) {
 	return p, nil
 }
 
+// waitForRoom waits until less than aheadBytes of text is in flight, and
+// reports false when the read-ahead is closed instead.
+func (a *readAhead) waitForRoom() bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for a.inFlight >= aheadBytes && !a.closed {
+		a.room.Wait()
+	}
+	return !a.closed
+}
+
 // close stops the goroutines and waits for them to leave the line reader
 // and the rows.
 func (a *readAhead) close() {
-	a.stop.Do(func() { close(a.done) })
+	a.stop.Do(func() {
+		a.mu.Lock()
+		a.closed = true
+		a.room.Broadcast()
+		a.mu.Unlock()
+		close(a.done)
+	})
 	a.wg.Wait()
 }
 
