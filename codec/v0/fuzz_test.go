@@ -2,17 +2,14 @@ package v0
 
 import (
 	"bytes"
-	"errors"
-	"io"
-	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/dshlog/dshlog/codec/v2"
-	"github.com/dshlog/dshlog/jsonl"
+	"github.com/dshlog/dshlog/internal/sessiontest"
 	"github.com/dshlog/dshlog/jsonv"
 	"github.com/dshlog/dshlog/migrate/stage"
-	"github.com/dshlog/dshlog/session"
 )
 
 // decodeAll reads a v0 or v1 session from data (a torn last line is
@@ -20,21 +17,8 @@ import (
 // accepted written back as rows: events as they are, runs as packed rows.
 // It checks on the way that every run agrees with its own expansion.
 func decodeAll(t *testing.T, data []byte, recovery v2.Recovery) ([]byte, error) {
-	lines := jsonl.NewReader(bytes.NewReader(data), "fuzz")
-	line, err := lines.Next()
-	if err != nil {
-		return nil, err
-	}
-	hv, err := jsonv.Parse(line.Text)
-	if err != nil {
-		return nil, err
-	}
-	version, _ := hv.Field("version").Count()
-	dec, err := NewDecoder(hv, int(version), recovery)
-	if err != nil {
-		return nil, err
-	}
-	out := append(hv.Append(nil), '\n')
+	var dec *Decoder
+	var out []byte
 	emit := func(item stage.Item) error {
 		if item.Run == nil {
 			out = append(item.Event.Row.Append(out), '\n')
@@ -45,21 +29,18 @@ func decodeAll(t *testing.T, data []byte, recovery v2.Recovery) ([]byte, error) 
 		out = append(packedRow(run).Append(out), '\n')
 		return nil
 	}
-	for {
-		line, err := lines.Next()
-		if err == io.EOF || (err == nil && line.Torn) {
-			break
-		}
-		if err != nil {
-			return nil, err
-		}
-		row, err := jsonv.Parse(line.Text)
-		if err != nil {
-			return nil, err
-		}
-		if err := dec.Decode(row, emit); err != nil {
-			return nil, err
-		}
+	err := sessiontest.ReadRows(data,
+		func(hv jsonv.Value) (err error) {
+			version, _ := hv.Field("version").Count()
+			if dec, err = NewDecoder(hv, int(version), recovery); err != nil {
+				return err
+			}
+			out = append(hv.Append(nil), '\n')
+			return nil
+		},
+		func(row jsonv.Value) error { return dec.Decode(row, emit) })
+	if err != nil {
+		return nil, err
 	}
 	if _, err := dec.Finish(emit); err != nil {
 		return nil, err
@@ -111,37 +92,25 @@ func packedRow(run *ChunkRun) jsonv.Value {
 // its expansion, and what the decoder accepted must decode again to itself.
 func FuzzV0Decode(f *testing.F) {
 	var files []string
-	for _, pattern := range []string{
+	for _, m := range sessiontest.Glob(f,
 		"../../testdata/corpus/restored/*/session.jsonl",
 		"../../testdata/corpus/restored/*/session.[12].jsonl",
 		"../../testdata/corpus/golden/edge/negzero-v0-meta/session.jsonl",
 		"../../testdata/corpus/golden/edge2/v[01]-*/session*.jsonl",
-	} {
-		matches, _ := filepath.Glob(pattern)
-		for _, m := range matches {
-			if filepath.Ext(m) == ".jsonl" && !bytes.HasSuffix([]byte(m), []byte(".v4.jsonl")) {
-				files = append(files, m)
-			}
+	) {
+		if filepath.Ext(m) == ".jsonl" && !strings.HasSuffix(m, ".v4.jsonl") {
+			files = append(files, m)
 		}
 	}
 	if len(files) < 25 {
 		f.Fatalf("found %d seed files", len(files))
 	}
-	for _, file := range files {
-		data, err := os.ReadFile(file)
-		if err != nil {
-			f.Fatal(err)
-		}
-		f.Add(data)
-	}
+	sessiontest.Seed(f, files)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		for _, recovery := range []v2.Recovery{v2.Recoverable, v2.Strict} {
 			out, err := decodeAll(t, data, recovery)
 			if err != nil {
-				var r *session.Refusal
-				var syntax *jsonv.SyntaxError
-				var line *jsonl.Error
-				if !errors.As(err, &r) && !errors.As(err, &syntax) && !errors.As(err, &line) && err != io.EOF {
+				if !sessiontest.Typed(err) {
 					t.Fatalf("%s: untyped error %T: %v", recovery, err, err)
 				}
 				continue

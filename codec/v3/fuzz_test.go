@@ -2,14 +2,10 @@ package v3
 
 import (
 	"bytes"
-	"errors"
-	"io"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/dshlog/dshlog/codec/v2"
-	"github.com/dshlog/dshlog/jsonl"
+	"github.com/dshlog/dshlog/internal/sessiontest"
 	"github.com/dshlog/dshlog/jsonv"
 	"github.com/dshlog/dshlog/session"
 )
@@ -18,44 +14,23 @@ import (
 // unparsable row stops the read), restores it, and returns the accepted
 // rows re-encoded with the header line first.
 func decodeAll(data []byte, recovery v2.Recovery) ([]byte, error) {
-	lines := jsonl.NewReader(bytes.NewReader(data), "fuzz")
-	line, err := lines.Next()
-	if err != nil {
-		return nil, err
-	}
-	hv, err := jsonv.Parse(line.Text)
-	if err != nil {
-		return nil, err
-	}
-	h, err := DecodeHeader(hv)
-	if err != nil {
-		return nil, err
-	}
-	dec := NewDecoder(h, recovery)
-	restorer := NewRestorer(h)
-	out := append(hv.Append(nil), '\n')
-	for {
-		line, err := lines.Next()
-		if err == io.EOF || (err == nil && line.Torn) {
-			break
-		}
-		if err != nil {
-			return nil, err
-		}
-		row, err := jsonv.Parse(line.Text)
-		if err != nil {
-			return nil, err
-		}
-		ev, ok, err := dec.Decode(row)
-		if err != nil {
-			return nil, err
-		}
-		if ok {
+	var out []byte
+	var restorer *Restorer
+	cut, err := sessiontest.ReadSession(data,
+		func(hv jsonv.Value) (sessiontest.Decoder, error) {
+			h, err := DecodeHeader(hv)
+			if err != nil {
+				return nil, err
+			}
+			restorer = NewRestorer(h)
+			out = append(hv.Append(nil), '\n')
+			return NewDecoder(h, recovery), nil
+		},
+		func(ev session.Event) error {
 			restorer.Add(ev)
 			out = append(v2.EncodeEvent(out, ev), '\n')
-		}
-	}
-	cut, err := dec.Finish()
+			return nil
+		})
 	if err != nil {
 		return nil, err
 	}
@@ -67,25 +42,15 @@ func decodeAll(data []byte, recovery v2.Recovery) ([]byte, error) {
 // restore: they must refuse with typed errors, never panic, and what the
 // decoder accepted must decode again unchanged.
 func FuzzV3Decode(f *testing.F) {
-	var files []string
-	for _, pattern := range []string{
+	files := sessiontest.Glob(f,
 		"../../testdata/corpus/restored/*/*.v3.jsonl",
 		"../../testdata/corpus/golden/edge/*/*.v3.jsonl",
 		"../../testdata/corpus/golden/edge2/v3-*/*.v3.jsonl",
-	} {
-		matches, _ := filepath.Glob(pattern)
-		files = append(files, matches...)
-	}
+	)
 	if len(files) < 30 {
 		f.Fatalf("found %d seed files", len(files))
 	}
-	for _, path := range files {
-		data, err := os.ReadFile(path)
-		if err != nil {
-			f.Fatal(err)
-		}
-		f.Add(data)
-	}
+	sessiontest.Seed(f, files)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		for _, recovery := range []v2.Recovery{v2.Strict, v2.Recoverable} {
 			out, err := decodeAll(data, recovery)
@@ -106,13 +71,7 @@ func FuzzV3Decode(f *testing.F) {
 
 func checkErrorType(t *testing.T, err error) {
 	t.Helper()
-	if err == io.EOF {
-		return
-	}
-	var refusal *session.Refusal
-	var syntax *jsonv.SyntaxError
-	var located *jsonl.Error
-	if !errors.As(err, &refusal) && !errors.As(err, &syntax) && !errors.As(err, &located) {
+	if !sessiontest.Typed(err) {
 		t.Fatalf("untyped error %T: %v", err, err)
 	}
 }
