@@ -5,7 +5,7 @@ import (
 	"runtime"
 	"sync"
 
-	"github.com/dshlog/dshlog/codec/v3"
+	"github.com/dshlog/dshlog/codec/v2"
 	"github.com/dshlog/dshlog/jsonl"
 	"github.com/dshlog/dshlog/jsonv"
 )
@@ -51,7 +51,7 @@ type parsedLine struct {
 	row jsonv.Value
 	err error // the parse's syntax error
 	// check is the codec's checks of the row alone, when checked.
-	check   v3.RowCheck
+	check   v2.RowCheck
 	checked bool
 }
 
@@ -69,7 +69,7 @@ const (
 // startReadAhead starts reading the lines of r after the ones already read;
 // check, when set, is run on every parsed row. r belongs to the read-ahead
 // until close.
-func startReadAhead(r *jsonl.Reader, check func(jsonv.Value) v3.RowCheck) *readAhead {
+func startReadAhead(r *jsonl.Reader, check func(jsonv.Value) v2.RowCheck) *readAhead {
 	a := &readAhead{
 		order: make(chan *batch, aheadBatches),
 		work:  make(chan *batch, aheadBatches),
@@ -127,7 +127,7 @@ func (a *readAhead) read(r *jsonl.Reader) {
 }
 
 // parse parses the lines of each batch it takes and runs check on the rows.
-func (a *readAhead) parse(check func(jsonv.Value) v3.RowCheck) {
+func (a *readAhead) parse(check func(jsonv.Value) v2.RowCheck) {
 	defer a.wg.Done()
 	for b := range a.work {
 		for i := range b.lines {

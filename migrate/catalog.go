@@ -2,7 +2,6 @@ package migrate
 
 import (
 	"github.com/dshlog/dshlog/codec/v2"
-	"github.com/dshlog/dshlog/codec/v3"
 	"github.com/dshlog/dshlog/jsonv"
 	"github.com/dshlog/dshlog/migrate/stage"
 	"github.com/dshlog/dshlog/session"
@@ -217,7 +216,7 @@ func (r *restore) decodeRow(row jsonv.Value) error {
 
 // checkRow returns the codec's checks of a row that depend on the row
 // alone, to run ahead of decodeChecked, or nil when the codec has none.
-func (r *restore) checkRow() func(jsonv.Value) v3.RowCheck {
+func (r *restore) checkRow() func(jsonv.Value) v2.RowCheck {
 	if c, ok := r.decoder.(rowChecker); ok {
 		return c.CheckRow
 	}
@@ -225,7 +224,7 @@ func (r *restore) checkRow() func(jsonv.Value) v3.RowCheck {
 }
 
 // decodeChecked is decodeRow for a row whose checkRow result is c.
-func (r *restore) decodeChecked(row jsonv.Value, c v3.RowCheck) error {
+func (r *restore) decodeChecked(row jsonv.Value, c v2.RowCheck) error {
 	return r.decoder.(rowChecker).DecodeChecked(row, c, r.entry)
 }
 

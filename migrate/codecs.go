@@ -45,20 +45,21 @@ func (r eventRows) Finish(stage.Emit) (int64, error) { return r.dec.Finish() }
 // alone can run ahead, on the read-ahead goroutine: CheckRow computes them
 // and DecodeChecked then takes the row with their result.
 type rowChecker interface {
-	CheckRow(row jsonv.Value) v3.RowCheck
-	DecodeChecked(row jsonv.Value, c v3.RowCheck, emit stage.Emit) error
+	CheckRow(row jsonv.Value) v2.RowCheck
+	DecodeChecked(row jsonv.Value, c v2.RowCheck, emit stage.Emit) error
 }
 
-// v3Rows is the v3 codec's rowDecoder, a rowChecker.
-type v3Rows struct {
+// checkedRows is the rowDecoder of a v2-family codec, a rowChecker.
+type checkedRows struct {
 	eventRows
-	dec *v3.Decoder
+	check  func(jsonv.Value) v2.RowCheck
+	decode func(jsonv.Value, v2.RowCheck) (session.Event, bool, error)
 }
 
-func (r v3Rows) CheckRow(row jsonv.Value) v3.RowCheck { return v3.CheckRow(row) }
+func (r checkedRows) CheckRow(row jsonv.Value) v2.RowCheck { return r.check(row) }
 
-func (r v3Rows) DecodeChecked(row jsonv.Value, c v3.RowCheck, emit stage.Emit) error {
-	ev, ok, err := r.dec.DecodeChecked(row, c)
+func (r checkedRows) DecodeChecked(row jsonv.Value, c v2.RowCheck, emit stage.Emit) error {
+	ev, ok, err := r.decode(row, c)
 	if err != nil || !ok {
 		return err
 	}
@@ -74,7 +75,8 @@ var v2Codec = codec{
 		if err != nil {
 			return nil, err
 		}
-		return eventRows{h, v2.NewDecoder(h, recovery)}, nil
+		dec := v2.NewDecoder(h, recovery)
+		return checkedRows{eventRows{h, dec}, v2.CheckRow, dec.DecodeChecked}, nil
 	},
 }
 
@@ -88,7 +90,7 @@ var v3Codec = codec{
 			return nil, err
 		}
 		dec := v3.NewDecoder(h, recovery)
-		return v3Rows{eventRows{h, dec}, dec}, nil
+		return checkedRows{eventRows{h, dec}, v3.CheckRow, dec.DecodeChecked}, nil
 	},
 }
 
@@ -101,7 +103,8 @@ var v4Codec = codec{
 		if err != nil {
 			return nil, err
 		}
-		return eventRows{h, v4.NewDecoder(h, recovery)}, nil
+		dec := v4.NewDecoder(h, recovery)
+		return checkedRows{eventRows{h, dec}, v4.CheckRow, dec.DecodeChecked}, nil
 	},
 }
 

@@ -188,13 +188,45 @@ func (d *Decoder) Decode(row jsonv.Value) (session.Event, bool, error) {
 	return d.accept(row, ev, current)
 }
 
-// DecodeFramed is Decode for a row whose framing DecodeEvent has accepted
-// already (at any row index: only a refusal names it), with ev the event it
-// returned. A reader can so check the framing ahead, on another goroutine.
-func (d *Decoder) DecodeFramed(row jsonv.Value, ev session.Event) (session.Event, bool, error) {
+// RowCheck is what a decoder of the v2 row family (v2, v3, v4) concludes
+// about a row from the row alone: the version's admission, v3's canonical
+// event check and the framing. The version's CheckRow computes it, so that
+// a reader can run those checks ahead of the decoder, on another goroutine,
+// and hand the result to the decoder's DecodeChecked with the same row.
+type RowCheck struct {
+	Admission, Canonical error
+	// Framed is the event DecodeEvent returned, when it accepted the row
+	// (FramedOK). The framing does not depend on the row's index but for
+	// the refusal naming it, so a refused row is framed again in place.
+	Framed   session.Event
+	FramedOK bool
+}
+
+// CheckRow runs the v2 framing of a row ahead of the decoder.
+func CheckRow(row jsonv.Value) RowCheck {
+	var c RowCheck
+	c.Framed, c.FramedOK = frame(row)
+	return c
+}
+
+// frame returns the row's event when DecodeEvent accepts it.
+func frame(row jsonv.Value) (session.Event, bool) {
+	ev, err := DecodeEvent(row, 0)
+	return ev, err == nil
+}
+
+// FrameRow sets the framing part of c for row, for the other versions'
+// CheckRow.
+func (c *RowCheck) FrameRow(row jsonv.Value) { c.Framed, c.FramedOK = frame(row) }
+
+// DecodeChecked is Decode for a row whose framing c holds.
+func (d *Decoder) DecodeChecked(row jsonv.Value, c RowCheck) (session.Event, bool, error) {
+	if !c.FramedOK {
+		return d.Decode(row)
+	}
 	current := d.rowIndex
 	d.rowIndex++
-	return d.accept(row, ev, current)
+	return d.accept(row, c.Framed, current)
 }
 
 // accept applies the seq discipline, the recovery policy and the inherited

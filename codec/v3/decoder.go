@@ -32,42 +32,32 @@ func (d *Decoder) Decode(row jsonv.Value) (session.Event, bool, error) {
 	return d.decode(row, nil)
 }
 
-// RowCheck is what Decode concludes about a row from the row alone: dsh's
+// CheckRow runs the checks of Decode that depend on the row alone — dsh's
 // row admission, the v2 framing and, for an admitted object, the canonical
-// event check.
-type RowCheck struct {
-	admission, canonical error
-	framed               session.Event // the framing's event, when framedOK
-	framedOK             bool
-}
-
-// CheckRow runs the checks of Decode that depend on the row alone, so that
-// a reader can run them ahead of the decoder, on another goroutine, and
-// hand the result to DecodeChecked with the same row.
-func CheckRow(row jsonv.Value) RowCheck {
+// event check — so that a reader can run them ahead of the decoder, on
+// another goroutine, and hand the result to DecodeChecked with the same row.
+func CheckRow(row jsonv.Value) v2.RowCheck {
 	if err := AdmitRow(row); err != nil {
-		return RowCheck{admission: err}
+		return v2.RowCheck{Admission: err}
 	}
 	if row.Kind() != jsonv.Object {
-		return RowCheck{} // the framing refuses it first
+		return v2.RowCheck{} // the framing refuses it first
 	}
-	c := RowCheck{canonical: checkEvent(row, nil, true)}
-	if ev, err := v2.DecodeEvent(row, 0); err == nil {
-		c.framed, c.framedOK = ev, true // a refusal is made again, naming its row
-	}
+	c := v2.RowCheck{Canonical: checkEvent(row, nil, true)}
+	c.FrameRow(row)
 	return c
 }
 
 // DecodeChecked is Decode for a row whose CheckRow result is c.
-func (d *Decoder) DecodeChecked(row jsonv.Value, c RowCheck) (session.Event, bool, error) {
+func (d *Decoder) DecodeChecked(row jsonv.Value, c v2.RowCheck) (session.Event, bool, error) {
 	return d.decode(row, &c)
 }
 
 // decode is Decode with the row's own checks done already (c) or to do.
-func (d *Decoder) decode(row jsonv.Value, c *RowCheck) (session.Event, bool, error) {
+func (d *Decoder) decode(row jsonv.Value, c *v2.RowCheck) (session.Event, bool, error) {
 	admission := AdmitRow
 	if c != nil {
-		admission = func(jsonv.Value) error { return c.admission }
+		admission = func(jsonv.Value) error { return c.Admission }
 	}
 	if err := admission(row); err != nil {
 		return session.Event{}, false, err
@@ -75,8 +65,8 @@ func (d *Decoder) decode(row jsonv.Value, c *RowCheck) (session.Event, bool, err
 	var ev session.Event
 	var ok bool
 	var err error
-	if c != nil && c.framedOK {
-		ev, ok, err = d.framing.DecodeFramed(row, c.framed)
+	if c != nil {
+		ev, ok, err = d.framing.DecodeChecked(row, *c)
 	} else {
 		ev, ok, err = d.framing.Decode(row)
 	}
@@ -88,7 +78,7 @@ func (d *Decoder) decode(row jsonv.Value, c *RowCheck) (session.Event, bool, err
 	if d.issue == nil {
 		var err error
 		if c != nil {
-			err = c.canonical
+			err = c.Canonical
 		} else {
 			err = checkEvent(ev.Row, nil, true)
 		}

@@ -46,6 +46,25 @@ func (d *Decoder) Decode(row jsonv.Value) (session.Event, bool, error) {
 	return d.Decoder.Decode(row)
 }
 
+// CheckRow runs the checks of Decode that depend on the row alone (the
+// admission and the v2 framing), so that a reader can run them ahead of
+// the decoder, on another goroutine, and hand the result to DecodeChecked
+// with the same row.
+func CheckRow(row jsonv.Value) v2.RowCheck {
+	if err := AdmitRow(row); err != nil {
+		return v2.RowCheck{Admission: err}
+	}
+	return v2.CheckRow(row)
+}
+
+// DecodeChecked is Decode for a row whose CheckRow result is c.
+func (d *Decoder) DecodeChecked(row jsonv.Value, c v2.RowCheck) (session.Event, bool, error) {
+	if c.Admission != nil {
+		return session.Event{}, false, c.Admission
+	}
+	return d.Decoder.DecodeChecked(row, c)
+}
+
 // AppendHeader appends the header line (with its newline) as dsh writes it.
 func AppendHeader(dst []byte, h session.Header, cut int64) ([]byte, error) {
 	h.Version = Version
