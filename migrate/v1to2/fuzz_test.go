@@ -2,16 +2,10 @@ package v1to2_test
 
 import (
 	"bytes"
-	"errors"
-	"io"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/dshlog/dshlog/codec/v2"
-	"github.com/dshlog/dshlog/jsonl"
-	"github.com/dshlog/dshlog/jsonv"
-	"github.com/dshlog/dshlog/session"
+	"github.com/dshlog/dshlog/internal/sessiontest"
 )
 
 // FuzzV1to2 feeds arbitrary v0/v1 files through the codec and the chain to
@@ -21,32 +15,17 @@ import (
 // the same file, as dsh's accumulator and its packed-row merge agree (a
 // packed tool call named "" is the one known exception, §9.3 of the note).
 func FuzzV1to2(f *testing.F) {
-	var seeds []string
-	for _, pattern := range []string{
+	sessiontest.Seed(f, sessiontest.Glob(f,
 		"../../testdata/corpus/restored/*/session.jsonl",
 		"../../testdata/corpus/restored/*/session.[0-9].jsonl",
 		"../../testdata/corpus/golden/edge2/v[01]-*/session*.jsonl",
 		"testdata/vectors/*/session.jsonl",
 		"testdata/vectors/*/session.v1.jsonl",
-	} {
-		files, _ := filepath.Glob(pattern)
-		seeds = append(seeds, files...)
-	}
-	for _, path := range seeds {
-		data, err := os.ReadFile(path)
-		if err != nil {
-			f.Fatal(err)
-		}
-		f.Add(data)
-	}
+	))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		packed, err := migrateToV2(data, v2.Recoverable, false)
 		if err != nil {
-			var refusal *session.Refusal
-			var syntax *jsonv.SyntaxError
-			var located *jsonl.Error
-			if err != io.EOF && !errors.As(err, &refusal) && !errors.As(err, &syntax) && !errors.As(err, &located) &&
-				err != errNotV0V1 {
+			if !sessiontest.Typed(err) && err != errNotV0V1 {
 				t.Fatalf("untyped error %T: %v", err, err)
 			}
 			return

@@ -3,7 +3,6 @@ package v1to2_test
 import (
 	"bytes"
 	"errors"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,7 +10,7 @@ import (
 
 	"github.com/dshlog/dshlog/codec/v0"
 	"github.com/dshlog/dshlog/codec/v2"
-	"github.com/dshlog/dshlog/jsonl"
+	"github.com/dshlog/dshlog/internal/sessiontest"
 	"github.com/dshlog/dshlog/jsonv"
 	"github.com/dshlog/dshlog/migrate"
 	"github.com/dshlog/dshlog/migrate/stage"
@@ -84,69 +83,41 @@ var errNotV0V1 = errors.New("not a v0 or v1 session")
 // back with the same inherited cut. With expand, packed chunk rows reach the
 // edges as single assistant/chunk events instead of compact runs.
 func migrateToV2(data []byte, recovery v2.Recovery, expand bool) ([]byte, error) {
-	lines := jsonl.NewReader(bytes.NewReader(data), "session")
-	first, err := lines.Next()
-	if err != nil {
-		return nil, err
-	}
-	hv, err := jsonv.Parse(first.Text)
-	if err != nil {
-		return nil, err
-	}
-	version, _ := hv.Field("version").Count()
-	if version > 1 {
-		return nil, errNotV0V1
-	}
-	dec, err := v0.NewDecoder(hv, int(version), recovery)
-	if err != nil {
-		return nil, err
-	}
-	edges := []stage.Edge{v0to1.Edge{}, v1to2.Edge{}}[version:]
-	chain, err := migrate.NewChain(int(version), 2, v2.CheckHeader, edges...)
-	if err != nil {
-		return nil, err
-	}
+	var dec *v0.Decoder
+	var stream *migrate.Stream
 	var events []session.Event
-	stream, err := chain.NewStream(dec.Header(), dec.HeaderCut(), func(item stage.Item) error {
-		events = append(events, item.Event)
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	entry := stream.Emit
-	if expand {
-		entry = func(item stage.Item) error {
-			if item.Run == nil {
-				return stream.Emit(item)
+	var entry stage.Emit
+	err := sessiontest.ReadRows(data,
+		func(hv jsonv.Value) error {
+			version, _ := hv.Field("version").Count()
+			if version > 1 {
+				return errNotV0V1
 			}
-			members, err := item.Run.Expand()
+			var err error
+			if dec, err = v0.NewDecoder(hv, int(version), recovery); err != nil {
+				return err
+			}
+			edges := []stage.Edge{v0to1.Edge{}, v1to2.Edge{}}[version:]
+			chain, err := migrate.NewChain(int(version), 2, v2.CheckHeader, edges...)
 			if err != nil {
 				return err
 			}
-			for _, ev := range members {
-				if err := stream.Emit(stage.Item{Event: ev}); err != nil {
-					return err
-				}
+			stream, err = chain.NewStream(dec.Header(), dec.HeaderCut(), func(item stage.Item) error {
+				events = append(events, item.Event)
+				return nil
+			})
+			if err != nil {
+				return err
+			}
+			entry = stream.Emit
+			if expand {
+				entry = expanding(stream.Emit)
 			}
 			return nil
-		}
-	}
-	for {
-		line, err := lines.Next()
-		if err == io.EOF || (err == nil && line.Torn) {
-			break
-		}
-		if err != nil {
-			return nil, err
-		}
-		row, err := jsonv.Parse(line.Text)
-		if err != nil {
-			return nil, err
-		}
-		if err := dec.Decode(row, entry); err != nil {
-			return nil, err
-		}
+		},
+		func(row jsonv.Value) error { return dec.Decode(row, entry) })
+	if err != nil {
+		return nil, err
 	}
 	if _, err := dec.Finish(entry); err != nil {
 		return nil, err
@@ -168,28 +139,37 @@ func migrateToV2(data []byte, recovery v2.Recovery, expand bool) ([]byte, error)
 
 // readsBack checks the v2 bytes with the released v2 codec.
 func readsBack(file []byte, cut int64) error {
-	rows := bytes.Split(bytes.TrimSuffix(file, []byte("\n")), []byte("\n"))
-	hv, err := jsonv.Parse(rows[0])
-	if err != nil {
-		return err
-	}
-	h, err := v2.DecodeHeader(hv)
-	if err != nil {
-		return err
-	}
-	dec := v2.NewDecoder(h, v2.Strict)
-	for _, text := range rows[1:] {
-		row, err := jsonv.Parse(text)
-		if err != nil {
-			return err
-		}
-		if _, _, err := dec.Decode(row); err != nil {
-			return err
-		}
-	}
-	got, err := dec.Finish()
+	got, err := sessiontest.ReadSession(file,
+		func(hv jsonv.Value) (sessiontest.Decoder, error) {
+			h, err := v2.DecodeHeader(hv)
+			if err != nil {
+				return nil, err
+			}
+			return v2.NewDecoder(h, v2.Strict), nil
+		},
+		func(session.Event) error { return nil })
 	if err == nil && got != cut {
 		err = errors.New("the v2 file's marker disagrees with the migrated cut")
 	}
 	return err
+}
+
+// expanding feeds a packed chunk run to emit as its single assistant/chunk
+// events, and any other item as it is.
+func expanding(emit stage.Emit) stage.Emit {
+	return func(item stage.Item) error {
+		if item.Run == nil {
+			return emit(item)
+		}
+		members, err := item.Run.Expand()
+		if err != nil {
+			return err
+		}
+		for _, ev := range members {
+			if err := emit(stage.Item{Event: ev}); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
 }

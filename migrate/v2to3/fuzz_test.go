@@ -2,15 +2,12 @@ package v2to3
 
 import (
 	"bytes"
-	"errors"
-	"io"
 	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/dshlog/dshlog/codec/v2"
 	"github.com/dshlog/dshlog/codec/v3"
-	"github.com/dshlog/dshlog/jsonl"
+	"github.com/dshlog/dshlog/internal/sessiontest"
 	"github.com/dshlog/dshlog/jsonv"
 	"github.com/dshlog/dshlog/migrate/stage"
 	"github.com/dshlog/dshlog/session"
@@ -19,57 +16,31 @@ import (
 // migrateBytes reads a v2 session from data and migrates it through the
 // edge, returning the v3 file.
 func migrateBytes(data []byte) ([]byte, error) {
-	lines := jsonl.NewReader(bytes.NewReader(data), "fuzz")
-	line, err := lines.Next()
-	if err != nil {
-		return nil, err
-	}
-	hv, err := jsonv.Parse(line.Text)
-	if err != nil {
-		return nil, err
-	}
-	h, err := v2.DecodeHeader(hv)
-	if err != nil {
-		return nil, err
-	}
-	var e Edge
-	target, err := e.MigrateHeader(h)
-	if err != nil {
-		return nil, err
-	}
-	st, err := e.NewStage(stage.StageInput{SourceHeader: h, TargetHeader: target, SourceCut: -1, Decoded: true})
-	if err != nil {
-		return nil, err
-	}
+	var target session.Header
+	var st stage.Stage
 	var body []byte
 	emit := func(item stage.Item) error {
 		body = append(v2.EncodeEvent(body, item.Event), '\n')
 		return nil
 	}
-	dec := v2.NewDecoder(h, v2.Recoverable)
-	for {
-		line, err := lines.Next()
-		if err == io.EOF || (err == nil && line.Torn) {
-			break
-		}
-		if err != nil {
-			return nil, err
-		}
-		row, err := jsonv.Parse(line.Text)
-		if err != nil {
-			return nil, err
-		}
-		ev, ok, err := dec.Decode(row)
-		if err != nil {
-			return nil, err
-		}
-		if ok {
-			if err := st.Transform(stage.Item{Event: ev}, emit); err != nil {
+	_, err := sessiontest.ReadSession(data,
+		func(hv jsonv.Value) (sessiontest.Decoder, error) {
+			h, err := v2.DecodeHeader(hv)
+			if err != nil {
 				return nil, err
 			}
-		}
-	}
-	if _, err := dec.Finish(); err != nil {
+			var e Edge
+			if target, err = e.MigrateHeader(h); err != nil {
+				return nil, err
+			}
+			st, err = e.NewStage(stage.StageInput{SourceHeader: h, TargetHeader: target, SourceCut: -1, Decoded: true})
+			if err != nil {
+				return nil, err
+			}
+			return v2.NewDecoder(h, v2.Recoverable), nil
+		},
+		func(ev session.Event) error { return st.Transform(stage.Item{Event: ev}, emit) })
+	if err != nil {
 		return nil, err
 	}
 	if _, err := st.Finish(emit); err != nil {
@@ -82,25 +53,17 @@ func migrateBytes(data []byte) ([]byte, error) {
 // typed errors, never panic, and everything it emits must be a canonical v3
 // file that the v3 codec reads strictly.
 func FuzzV2to3(f *testing.F) {
-	files, _ := filepath.Glob("../../testdata/corpus/restored*/*/*.v2.jsonl")
-	edge2, _ := filepath.Glob("../../testdata/corpus/golden/edge2/v2-*/*.v2.jsonl")
-	for _, path := range append(files, edge2...) {
-		data, err := os.ReadFile(path)
-		if err != nil {
-			f.Fatal(err)
-		}
-		f.Add(data)
-	}
+	sessiontest.Seed(f, sessiontest.Glob(f,
+		"../../testdata/corpus/restored*/*/*.v2.jsonl",
+		"../../testdata/corpus/golden/edge2/v2-*/*.v2.jsonl",
+	))
 	if data, err := os.ReadFile("testdata/vector-a.v2.jsonl"); err == nil {
 		f.Add(data)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		out, err := migrateBytes(data)
 		if err != nil {
-			var refusal *session.Refusal
-			var syntax *jsonv.SyntaxError
-			var located *jsonl.Error
-			if err != io.EOF && !errors.As(err, &refusal) && !errors.As(err, &syntax) && !errors.As(err, &located) {
+			if !sessiontest.Typed(err) {
 				t.Fatalf("untyped error %T: %v", err, err)
 			}
 			return
