@@ -1,11 +1,11 @@
 package v0
 
 import (
-	"errors"
 	"strings"
 	"testing"
 
 	"github.com/dshlog/dshlog/codec/v2"
+	"github.com/dshlog/dshlog/internal/sessiontest"
 	"github.com/dshlog/dshlog/jsonv"
 	"github.com/dshlog/dshlog/migrate/stage"
 	"github.com/dshlog/dshlog/session"
@@ -18,17 +18,6 @@ func parse(t testing.TB, s string) jsonv.Value {
 		t.Fatalf("%s: %v", s, err)
 	}
 	return v
-}
-
-func text(err error) string {
-	var r *session.Refusal
-	if errors.As(err, &r) {
-		return r.Text()
-	}
-	if err != nil {
-		return "not a refusal: " + err.Error()
-	}
-	return ""
 }
 
 func TestDecodeHeader(t *testing.T) {
@@ -64,7 +53,7 @@ func TestDecodeHeader(t *testing.T) {
 	}
 	for _, tc := range tests {
 		h, cut, err := DecodeHeader(parse(t, tc.header), tc.version)
-		got := text(err)
+		got := sessiontest.RefusalText(err)
 		if err == nil {
 			got = h.Value().String() + " cut " + itoa(cut)
 		}
@@ -85,7 +74,7 @@ func TestCheckHeader(t *testing.T) {
 		{session.Header{Version: 0, Cwd: session.Str("C:\\w")}, 0, "SessionFormatError: format v0 header cwd must be absolute"},
 	}
 	for _, tc := range tests {
-		if got := text(CheckHeader(tc.h, tc.version)); got != tc.want {
+		if got := sessiontest.RefusalText(CheckHeader(tc.h, tc.version)); got != tc.want {
 			t.Errorf("%+v: got %q, want %q", tc.h, got, tc.want)
 		}
 	}
@@ -183,8 +172,8 @@ func TestPackedRows(t *testing.T) {
 	}
 	for _, tc := range tests {
 		got, err := events(t, header0, v2.Strict, tc.row)
-		if text(err) != tc.err {
-			t.Errorf("%s:\n got %s\nwant %s", tc.row, text(err), tc.err)
+		if sessiontest.RefusalText(err) != tc.err {
+			t.Errorf("%s:\n got %s\nwant %s", tc.row, sessiontest.RefusalText(err), tc.err)
 			continue
 		}
 		if strings.Join(got, "\n") != strings.Join(tc.want, "\n") {
@@ -244,7 +233,7 @@ func TestSeqRanges(t *testing.T) {
 	}
 	for _, tc := range tests {
 		seqs, err := DecodeSeqRanges(parse(t, tc.ranges), tc.seq)
-		got := text(err)
+		got := sessiontest.RefusalText(err)
 		if err == nil {
 			got = seqArray(seqs).String()
 		}
@@ -311,8 +300,8 @@ func TestDecodeRows(t *testing.T) {
 				header = header0
 			}
 			got, err := events(t, header, tc.recovery, tc.rows...)
-			if text(err) != tc.err {
-				t.Errorf("error: got %s, want %s", text(err), tc.err)
+			if sessiontest.RefusalText(err) != tc.err {
+				t.Errorf("error: got %s, want %s", sessiontest.RefusalText(err), tc.err)
 			}
 			if strings.Join(got, "\n") != strings.Join(tc.want, "\n") {
 				t.Errorf("events:\n got %s\nwant %s", strings.Join(got, "\n"), strings.Join(tc.want, "\n"))
@@ -330,7 +319,7 @@ func TestDecoderIssue(t *testing.T) {
 	if d.HeaderCut() != 0 || d.Header().ID != "x" {
 		t.Fatalf("header %+v cut %d", d.Header(), d.HeaderCut())
 	}
-	if err := d.Decode(parse(t, `7`), func(stage.Item) error { return nil }); err != nil || text(d.Issue()) != "SessionFormatError: released Session row 0 must be a JSON object" {
+	if err := d.Decode(parse(t, `7`), func(stage.Item) error { return nil }); err != nil || sessiontest.RefusalText(d.Issue()) != "SessionFormatError: released Session row 0 must be a JSON object" {
 		t.Errorf("issue %v, err %v", d.Issue(), err)
 	}
 }

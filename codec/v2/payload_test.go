@@ -1,13 +1,13 @@
 package v2
 
 import (
-	"errors"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/dshlog/dshlog/internal/sessiontest"
 	"github.com/dshlog/dshlog/jsonv"
 	"github.com/dshlog/dshlog/session"
 )
@@ -93,17 +93,6 @@ func payloadEvent(t testing.TB, typ string, data jsonv.Value) session.Event {
 	return session.Event{Type: typ, Seq: 3, Time: 4, Row: row}
 }
 
-func refusalText(err error) string {
-	var r *session.Refusal
-	if errors.As(err, &r) {
-		return r.Text()
-	}
-	if err == nil {
-		return ""
-	}
-	return "not a refusal: " + err.Error()
-}
-
 func TestValidPayloadForEveryReleasedType(t *testing.T) {
 	if len(validPayloads) != len(v0Inventory) || len(v0Inventory) != 51 {
 		t.Fatalf("%d fixtures for %d inventory types, want 51", len(validPayloads), len(v0Inventory))
@@ -113,7 +102,7 @@ func TestValidPayloadForEveryReleasedType(t *testing.T) {
 			t.Errorf("fixture %s is not in the inventory", typ)
 		}
 		if err := CheckEventPayload(payloadEvent(t, typ, parse(t, data)), 1); err != nil {
-			t.Errorf("%s: %s", typ, refusalText(err))
+			t.Errorf("%s: %s", typ, sessiontest.RefusalText(err))
 		}
 	}
 }
@@ -122,7 +111,7 @@ func TestUnexpectedMemberOnEveryPayload(t *testing.T) {
 	for typ, data := range validPayloads {
 		changed := parse(t, data).With("unexpected", jsonv.BoolValue(true))
 		want := "SessionFormatError: " + typ + " 3 data has unexpected member \"unexpected\""
-		if got := refusalText(CheckEventPayload(payloadEvent(t, typ, changed), 1)); got != want {
+		if got := sessiontest.RefusalText(CheckEventPayload(payloadEvent(t, typ, changed), 1)); got != want {
 			t.Errorf("%s: got %q, want %q", typ, got, want)
 		}
 	}
@@ -143,8 +132,8 @@ func TestLeafTypeCorruption(t *testing.T) {
 		for _, path := range leafPaths(typ, data, nil) {
 			changed := replaceAt(data, path, wrongType(valueAt(data, path)))
 			err := CheckEventPayload(payloadEvent(t, typ, changed), 1)
-			if !strings.HasPrefix(refusalText(err), "SessionFormatError: ") {
-				t.Errorf("%s.%s: got %q", typ, strings.Join(path, "."), refusalText(err))
+			if !strings.HasPrefix(sessiontest.RefusalText(err), "SessionFormatError: ") {
+				t.Errorf("%s.%s: got %q", typ, strings.Join(path, "."), sessiontest.RefusalText(err))
 			}
 			mutations++
 		}
@@ -328,7 +317,7 @@ func TestPayloadRefusals(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got := refusalText(CheckEventPayload(payloadEvent(t, tc.typ, parse(t, tc.data)), tc.version))
+			got := sessiontest.RefusalText(CheckEventPayload(payloadEvent(t, tc.typ, parse(t, tc.data)), tc.version))
 			if got != tc.want {
 				t.Errorf("got  %q\nwant %q", got, tc.want)
 			}
@@ -360,7 +349,7 @@ func TestSurfaceMetadata(t *testing.T) {
 		{`{"surfaceOp":{"op":"replace","start":1,"end":4}}`, "user/message", ForbidAssistant, ""},
 	}
 	for _, tc := range tests {
-		got := refusalText(CheckSurfaceMetadata(parse(t, tc.row), 5, tc.typ, tc.assistant))
+		got := sessiontest.RefusalText(CheckSurfaceMetadata(parse(t, tc.row), 5, tc.typ, tc.assistant))
 		if got != tc.want {
 			t.Errorf("%s %s: got %q, want %q", tc.typ, tc.row, got, tc.want)
 		}

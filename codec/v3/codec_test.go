@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/dshlog/dshlog/codec/v2"
+	"github.com/dshlog/dshlog/internal/sessiontest"
 	"github.com/dshlog/dshlog/jsonv"
 	"github.com/dshlog/dshlog/session"
 )
@@ -35,17 +36,17 @@ func TestDecodeHeader(t *testing.T) {
 	}
 	for _, tc := range tests {
 		h, err := DecodeHeader(parse(t, tc.header))
-		if got := text(err); got != tc.want {
+		if got := sessiontest.RefusalText(err); got != tc.want {
 			t.Errorf("%s:\n got %q\nwant %q", tc.header, got, tc.want)
 		}
 		if err == nil && h.Version != 3 {
 			t.Errorf("%s: version %d", tc.header, h.Version)
 		}
 	}
-	if got := text(CheckHeader(session.Header{Version: 4})); got != "SessionFormatError: expected format v3 header" {
+	if got := sessiontest.RefusalText(CheckHeader(session.Header{Version: 4})); got != "SessionFormatError: expected format v3 header" {
 		t.Errorf("CheckHeader: %q", got)
 	}
-	if got := text(CheckHeader(session.Header{Version: 3, Cwd: session.Str("x")})); got != "SessionFormatError: format v2 header cwd must be absolute" {
+	if got := sessiontest.RefusalText(CheckHeader(session.Header{Version: 3, Cwd: session.Str("x")})); got != "SessionFormatError: format v2 header cwd must be absolute" {
 		t.Errorf("CheckHeader: %q", got)
 	}
 }
@@ -89,12 +90,12 @@ func TestCheckEvent(t *testing.T) {
 		{`[1]`, "SessionFormatError: format v3 event must be an object"},
 	}
 	for _, tc := range tests {
-		if got := text(CheckEvent(parse(t, tc.row), nil)); got != tc.want {
+		if got := sessiontest.RefusalText(CheckEvent(parse(t, tc.row), nil)); got != tc.want {
 			t.Errorf("%s:\n got %q\nwant %q", tc.row, got, tc.want)
 		}
 	}
 	known := func(typ string) bool { return typ == "vendor/x" }
-	if got := text(CheckEvent(parse(t, `{"type":"vendor/x","seq":0,"time":1,"data":{},"surfaceOp":"append"}`), known)); got != "SessionFormatError: format v3 vendor/x at seq 0 has unexpected field surfaceOp" {
+	if got := sessiontest.RefusalText(CheckEvent(parse(t, `{"type":"vendor/x","seq":0,"time":1,"data":{},"surfaceOp":"append"}`), known)); got != "SessionFormatError: format v3 vendor/x at seq 0 has unexpected field surfaceOp" {
 		t.Errorf("installed type: %q", got)
 	}
 }
@@ -111,7 +112,7 @@ func TestAdmitRow(t *testing.T) {
 		{`{"type":7}`, ""},
 	}
 	for _, tc := range tests {
-		if got := text(AdmitRow(parse(t, tc.row))); got != tc.want {
+		if got := sessiontest.RefusalText(AdmitRow(parse(t, tc.row))); got != tc.want {
 			t.Errorf("%s:\n got %q\nwant %q", tc.row, got, tc.want)
 		}
 	}
@@ -126,7 +127,7 @@ func decodeRows(t *testing.T, seeded bool, recovery v2.Recovery, rows ...string)
 	for _, r := range rows {
 		ev, ok, err := d.Decode(parse(t, r))
 		if err != nil {
-			return strings.Join(accepted, ","), text(err)
+			return strings.Join(accepted, ","), sessiontest.RefusalText(err)
 		}
 		if ok {
 			accepted = append(accepted, itoa(ev.Seq))
@@ -134,7 +135,7 @@ func decodeRows(t *testing.T, seeded bool, recovery v2.Recovery, rows ...string)
 	}
 	cut, err := d.Finish()
 	if err != nil {
-		return strings.Join(accepted, ","), text(err)
+		return strings.Join(accepted, ","), sessiontest.RefusalText(err)
 	}
 	return strings.Join(accepted, ",") + " cut " + itoa(cut), ""
 }
@@ -190,7 +191,7 @@ func TestDecoderRecovery(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if got := text(d.Issue()); got != empty {
+	if got := sessiontest.RefusalText(d.Issue()); got != empty {
 		t.Errorf("Issue %q", got)
 	}
 }

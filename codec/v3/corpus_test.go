@@ -1,7 +1,6 @@
 package v3
 
 import (
-	"errors"
 	"io"
 	"os"
 	"path/filepath"
@@ -9,9 +8,9 @@ import (
 	"testing"
 
 	"github.com/dshlog/dshlog/codec/v2"
+	"github.com/dshlog/dshlog/internal/sessiontest"
 	"github.com/dshlog/dshlog/jsonl"
 	"github.com/dshlog/dshlog/jsonv"
-	"github.com/dshlog/dshlog/session"
 )
 
 // decodeFile reads a v3 file as dsh's JSONL layer and v3 codec do (a torn
@@ -36,7 +35,7 @@ func decodeFile(t *testing.T, path string, recovery v2.Recovery) (events int, re
 	}
 	h, err := DecodeHeader(hv)
 	if err != nil {
-		return 0, text(err)
+		return 0, sessiontest.RefusalText(err)
 	}
 	dec := NewDecoder(h, recovery)
 	restorer := NewRestorer(h)
@@ -64,7 +63,7 @@ func decodeFile(t *testing.T, path string, recovery v2.Recovery) (events int, re
 		}
 		ev, ok, err := dec.Decode(row)
 		if err != nil {
-			return events, text(err)
+			return events, sessiontest.RefusalText(err)
 		}
 		if ok {
 			events++
@@ -73,20 +72,9 @@ func decodeFile(t *testing.T, path string, recovery v2.Recovery) (events int, re
 	}
 	cut, err := dec.Finish()
 	if err != nil {
-		return events, text(err)
+		return events, sessiontest.RefusalText(err)
 	}
-	return events, text(restorer.Finish(cut))
-}
-
-func text(err error) string {
-	var r *session.Refusal
-	if errors.As(err, &r) {
-		return r.Text()
-	}
-	if err != nil {
-		return "not a refusal: " + err.Error()
-	}
-	return ""
+	return events, sessiontest.RefusalText(restorer.Finish(cut))
 }
 
 // TestCorpusV3 decodes and restores every real v3 file of the corpus; dsh's

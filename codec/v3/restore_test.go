@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dshlog/dshlog/internal/sessiontest"
 	"github.com/dshlog/dshlog/session"
 )
 
@@ -24,7 +25,7 @@ func restore(t *testing.T, h session.Header, cut int64, events ...string) string
 		seq, _ := row.Field("seq").Count()
 		r.Add(session.Event{Type: row.Field("type").Text(), Seq: seq, Row: row})
 	}
-	return text(r.Finish(cut))
+	return sessiontest.RefusalText(r.Finish(cut))
 }
 
 const (

@@ -1,7 +1,6 @@
 package v0to1
 
 import (
-	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,6 +8,7 @@ import (
 
 	"github.com/dshlog/dshlog/codec/v0"
 	"github.com/dshlog/dshlog/codec/v2"
+	"github.com/dshlog/dshlog/internal/sessiontest"
 	"github.com/dshlog/dshlog/jsonv"
 	"github.com/dshlog/dshlog/migrate/stage"
 	"github.com/dshlog/dshlog/session"
@@ -25,16 +25,8 @@ type result struct {
 	err    error
 }
 
-func (r result) text() string {
-	var ref *session.Refusal
-	if errors.As(r.err, &ref) {
-		return ref.Text()
-	}
-	if r.err != nil {
-		return "not a refusal: " + r.err.Error()
-	}
-	return ""
-}
+// text renders the refusal as "<Class>: <message>", or "" for none.
+func (r result) text() string { return sessiontest.RefusalText(r.err) }
 
 // migrateV0 runs a v0 session text (header line, then rows) through the v0
 // codec (strict) and the edge.

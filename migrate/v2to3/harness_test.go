@@ -3,14 +3,13 @@ package v2to3
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"strings"
 	"testing"
 
 	"github.com/dshlog/dshlog/codec/v2"
+	"github.com/dshlog/dshlog/internal/sessiontest"
 	"github.com/dshlog/dshlog/jsonv"
 	"github.com/dshlog/dshlog/migrate/stage"
-	"github.com/dshlog/dshlog/session"
 )
 
 // result is what migrating a v2 text through the edge gave: the v3 lines as
@@ -21,17 +20,8 @@ type result struct {
 	err   error
 }
 
-// text renders a refusal as "<Class>: <message>", or "" for none.
-func (r result) text() string {
-	var ref *session.Refusal
-	if errors.As(r.err, &ref) {
-		return ref.Text()
-	}
-	if r.err != nil {
-		return "not a refusal: " + r.err.Error()
-	}
-	return ""
-}
+// text renders the refusal as "<Class>: <message>", or "" for none.
+func (r result) text() string { return sessiontest.RefusalText(r.err) }
 
 // migrateV2 runs a v2 session text (header line, then rows) through the v2
 // codec and the edge. sourceCut is the upstream cut given to the stage.
