@@ -3,11 +3,11 @@ package migrate
 import (
 	"bytes"
 	"errors"
-	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/dshlog/dshlog/codec/v2"
+	"github.com/dshlog/dshlog/internal/sessiontest"
 	"github.com/dshlog/dshlog/jsonl"
 	"github.com/dshlog/dshlog/session"
 )
@@ -16,15 +16,10 @@ import (
 // never panics, every failure is a dsh refusal, and what it migrates reads
 // back as a current session that re-encodes to the same bytes.
 func FuzzMigrate(f *testing.F) {
-	seeds, _ := filepath.Glob(filepath.Join(corpus, "golden/edge*/*/session.v[234].jsonl"))
-	more, _ := filepath.Glob(filepath.Join(corpus, "restored/provider-cwd/session.v*.jsonl"))
-	for _, path := range append(seeds, more...) {
-		data, err := os.ReadFile(path)
-		if err != nil {
-			f.Fatal(err)
-		}
-		f.Add(data, false)
-	}
+	sessiontest.Seed(f, sessiontest.Glob(f,
+		filepath.Join(corpus, "golden/edge*/*/session.v[234].jsonl"),
+		filepath.Join(corpus, "restored/provider-cwd/session.v*.jsonl"),
+	), false)
 	f.Fuzz(func(t *testing.T, data []byte, strict bool) {
 		recovery := v2.Recoverable
 		if strict {

@@ -6,19 +6,9 @@ import (
 
 	"github.com/dshlog/dshlog/codec/v2"
 	"github.com/dshlog/dshlog/internal/sessiontest"
-	"github.com/dshlog/dshlog/jsonv"
 	"github.com/dshlog/dshlog/migrate/stage"
 	"github.com/dshlog/dshlog/session"
 )
-
-func parse(t testing.TB, s string) jsonv.Value {
-	t.Helper()
-	v, err := jsonv.Parse([]byte(s))
-	if err != nil {
-		t.Fatalf("%s: %v", s, err)
-	}
-	return v
-}
 
 func TestDecodeHeader(t *testing.T) {
 	const base = `"type":"session","id":"x","createdAt":1,"delegationDepth":0`
@@ -52,7 +42,7 @@ func TestDecodeHeader(t *testing.T) {
 		{1, `{` + base + `,"version":1,"cwd":""}`, "SessionFormatError: format v1 header cwd must be absolute"},
 	}
 	for _, tc := range tests {
-		h, cut, err := DecodeHeader(parse(t, tc.header), tc.version)
+		h, cut, err := DecodeHeader(sessiontest.Parse(t, tc.header), tc.version)
 		got := sessiontest.RefusalText(err)
 		if err == nil {
 			got = h.Value().String() + " cut " + itoa(cut)
@@ -84,7 +74,7 @@ func TestCheckHeader(t *testing.T) {
 // emitted: each event row, each run expanded, one line each.
 func events(t *testing.T, header string, recovery v2.Recovery, rows ...string) ([]string, error) {
 	t.Helper()
-	d, err := NewDecoder(parse(t, header), 0, recovery)
+	d, err := NewDecoder(sessiontest.Parse(t, header), 0, recovery)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,7 +91,7 @@ func events(t *testing.T, header string, recovery v2.Recovery, rows ...string) (
 		return err
 	}
 	for _, row := range rows {
-		if err := d.Decode(parse(t, row), emit); err != nil {
+		if err := d.Decode(sessiontest.Parse(t, row), emit); err != nil {
 			return out, err
 		}
 	}
@@ -194,7 +184,7 @@ func TestChunkRun(t *testing.T) {
 			`first 0 count 3 turn 1 step 1 last 2@3 {"type":"reasoning-chunks","time0":5,"index":0,"dt":[0,-2],"texts":["a","b","c"]}`},
 	}
 	for _, tc := range tests {
-		run, err := decodePackedRun(parse(t, tc.row), parse(t, tc.row).Field("type").Text(), 0)
+		run, err := decodePackedRun(sessiontest.Parse(t, tc.row), sessiontest.Parse(t, tc.row).Field("type").Text(), 0)
 		if err != nil {
 			t.Fatalf("%s: %v", tc.row, err)
 		}
@@ -232,7 +222,7 @@ func TestSeqRanges(t *testing.T) {
 		{`[3,[0,1]]`, 5, "SessionFormatError: sourceEventSeqs ranges must be strictly increasing"},
 	}
 	for _, tc := range tests {
-		seqs, err := DecodeSeqRanges(parse(t, tc.ranges), tc.seq)
+		seqs, err := DecodeSeqRanges(sessiontest.Parse(t, tc.ranges), tc.seq)
 		got := sessiontest.RefusalText(err)
 		if err == nil {
 			got = seqArray(seqs).String()
@@ -312,14 +302,14 @@ func TestDecodeRows(t *testing.T) {
 
 // TestDecoderIssue checks that a dropped row is remembered as the issue.
 func TestDecoderIssue(t *testing.T) {
-	d, err := NewDecoder(parse(t, header0), 0, v2.Recoverable)
+	d, err := NewDecoder(sessiontest.Parse(t, header0), 0, v2.Recoverable)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if d.HeaderCut() != 0 || d.Header().ID != "x" {
 		t.Fatalf("header %+v cut %d", d.Header(), d.HeaderCut())
 	}
-	if err := d.Decode(parse(t, `7`), func(stage.Item) error { return nil }); err != nil || sessiontest.RefusalText(d.Issue()) != "SessionFormatError: released Session row 0 must be a JSON object" {
+	if err := d.Decode(sessiontest.Parse(t, `7`), func(stage.Item) error { return nil }); err != nil || sessiontest.RefusalText(d.Issue()) != "SessionFormatError: released Session row 0 must be a JSON object" {
 		t.Errorf("issue %v, err %v", d.Issue(), err)
 	}
 }

@@ -1,7 +1,6 @@
 package v0
 
 import (
-	"bytes"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -108,20 +107,9 @@ func FuzzV0Decode(f *testing.F) {
 	sessiontest.Seed(f, files)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		for _, recovery := range []v2.Recovery{v2.Recoverable, v2.Strict} {
-			out, err := decodeAll(t, data, recovery)
-			if err != nil {
-				if !sessiontest.Typed(err) {
-					t.Fatalf("%s: untyped error %T: %v", recovery, err, err)
-				}
-				continue
-			}
-			again, err := decodeAll(t, out, v2.Strict)
-			if err != nil {
-				t.Fatalf("%s: accepted rows refused on a second read: %v\n%s", recovery, err, out)
-			}
-			if !bytes.Equal(again, out) {
-				t.Fatalf("%s: second read differs:\n%s\n%s", recovery, out, again)
-			}
+			sessiontest.CheckStable(t, recovery.String(), data,
+				func(data []byte) ([]byte, error) { return decodeAll(t, data, recovery) },
+				func(out []byte) ([]byte, error) { return decodeAll(t, out, v2.Strict) })
 		}
 	})
 }

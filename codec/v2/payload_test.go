@@ -74,15 +74,6 @@ const (
 	toolMessage      = `{"id":"tool-1","role":"user","content":[{"type":"tool-result","toolCallId":"call-1","content":[{"type":"text","text":"text"}],"isError":false}],"source":{"kind":"tool","callId":"call-1"}}`
 )
 
-func parse(t testing.TB, text string) jsonv.Value {
-	t.Helper()
-	v, err := jsonv.Parse([]byte(text))
-	if err != nil {
-		t.Fatalf("%s: %v", text, err)
-	}
-	return v
-}
-
 func payloadEvent(t testing.TB, typ string, data jsonv.Value) session.Event {
 	t.Helper()
 	row := jsonv.ObjectValue(
@@ -101,7 +92,7 @@ func TestValidPayloadForEveryReleasedType(t *testing.T) {
 		if _, ok := v0Inventory[typ]; !ok {
 			t.Errorf("fixture %s is not in the inventory", typ)
 		}
-		if err := CheckEventPayload(payloadEvent(t, typ, parse(t, data)), 1); err != nil {
+		if err := CheckEventPayload(payloadEvent(t, typ, sessiontest.Parse(t, data)), 1); err != nil {
 			t.Errorf("%s: %s", typ, sessiontest.RefusalText(err))
 		}
 	}
@@ -109,7 +100,7 @@ func TestValidPayloadForEveryReleasedType(t *testing.T) {
 
 func TestUnexpectedMemberOnEveryPayload(t *testing.T) {
 	for typ, data := range validPayloads {
-		changed := parse(t, data).With("unexpected", jsonv.BoolValue(true))
+		changed := sessiontest.Parse(t, data).With("unexpected", jsonv.BoolValue(true))
 		want := "SessionFormatError: " + typ + " 3 data has unexpected member \"unexpected\""
 		if got := sessiontest.RefusalText(CheckEventPayload(payloadEvent(t, typ, changed), 1)); got != want {
 			t.Errorf("%s: got %q, want %q", typ, got, want)
@@ -128,7 +119,7 @@ func TestLeafTypeCorruption(t *testing.T) {
 	}
 	sort.Strings(types)
 	for _, typ := range types {
-		data := parse(t, validPayloads[typ])
+		data := sessiontest.Parse(t, validPayloads[typ])
 		for _, path := range leafPaths(typ, data, nil) {
 			changed := replaceAt(data, path, wrongType(valueAt(data, path)))
 			err := CheckEventPayload(payloadEvent(t, typ, changed), 1)
@@ -317,7 +308,7 @@ func TestPayloadRefusals(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got := sessiontest.RefusalText(CheckEventPayload(payloadEvent(t, tc.typ, parse(t, tc.data)), tc.version))
+			got := sessiontest.RefusalText(CheckEventPayload(payloadEvent(t, tc.typ, sessiontest.Parse(t, tc.data)), tc.version))
 			if got != tc.want {
 				t.Errorf("got  %q\nwant %q", got, tc.want)
 			}
@@ -349,7 +340,7 @@ func TestSurfaceMetadata(t *testing.T) {
 		{`{"surfaceOp":{"op":"replace","start":1,"end":4}}`, "user/message", ForbidAssistant, ""},
 	}
 	for _, tc := range tests {
-		got := sessiontest.RefusalText(CheckSurfaceMetadata(parse(t, tc.row), 5, tc.typ, tc.assistant))
+		got := sessiontest.RefusalText(CheckSurfaceMetadata(sessiontest.Parse(t, tc.row), 5, tc.typ, tc.assistant))
 		if got != tc.want {
 			t.Errorf("%s %s: got %q, want %q", tc.typ, tc.row, got, tc.want)
 		}

@@ -6,18 +6,8 @@ import (
 
 	"github.com/dshlog/dshlog/codec/v2"
 	"github.com/dshlog/dshlog/internal/sessiontest"
-	"github.com/dshlog/dshlog/jsonv"
 	"github.com/dshlog/dshlog/session"
 )
-
-func parse(t testing.TB, s string) jsonv.Value {
-	t.Helper()
-	v, err := jsonv.Parse([]byte(s))
-	if err != nil {
-		t.Fatalf("%s: %v", s, err)
-	}
-	return v
-}
 
 func TestDecodeHeader(t *testing.T) {
 	tests := []struct{ header, want string }{
@@ -35,7 +25,7 @@ func TestDecodeHeader(t *testing.T) {
 		{`{"type":"session","version":3,"id":"x","createdAt":1,"isSeeded":false,"delegationDepth":0,"origin":"fork"}`, `SessionFormatError: released v2 header origin must be "subagent"`},
 	}
 	for _, tc := range tests {
-		h, err := DecodeHeader(parse(t, tc.header))
+		h, err := DecodeHeader(sessiontest.Parse(t, tc.header))
 		if got := sessiontest.RefusalText(err); got != tc.want {
 			t.Errorf("%s:\n got %q\nwant %q", tc.header, got, tc.want)
 		}
@@ -90,12 +80,12 @@ func TestCheckEvent(t *testing.T) {
 		{`[1]`, "SessionFormatError: format v3 event must be an object"},
 	}
 	for _, tc := range tests {
-		if got := sessiontest.RefusalText(CheckEvent(parse(t, tc.row), nil)); got != tc.want {
+		if got := sessiontest.RefusalText(CheckEvent(sessiontest.Parse(t, tc.row), nil)); got != tc.want {
 			t.Errorf("%s:\n got %q\nwant %q", tc.row, got, tc.want)
 		}
 	}
 	known := func(typ string) bool { return typ == "vendor/x" }
-	if got := sessiontest.RefusalText(CheckEvent(parse(t, `{"type":"vendor/x","seq":0,"time":1,"data":{},"surfaceOp":"append"}`), known)); got != "SessionFormatError: format v3 vendor/x at seq 0 has unexpected field surfaceOp" {
+	if got := sessiontest.RefusalText(CheckEvent(sessiontest.Parse(t, `{"type":"vendor/x","seq":0,"time":1,"data":{},"surfaceOp":"append"}`), known)); got != "SessionFormatError: format v3 vendor/x at seq 0 has unexpected field surfaceOp" {
 		t.Errorf("installed type: %q", got)
 	}
 }
@@ -112,7 +102,7 @@ func TestAdmitRow(t *testing.T) {
 		{`{"type":7}`, ""},
 	}
 	for _, tc := range tests {
-		if got := sessiontest.RefusalText(AdmitRow(parse(t, tc.row))); got != tc.want {
+		if got := sessiontest.RefusalText(AdmitRow(sessiontest.Parse(t, tc.row))); got != tc.want {
 			t.Errorf("%s:\n got %q\nwant %q", tc.row, got, tc.want)
 		}
 	}
@@ -125,7 +115,7 @@ func decodeRows(t *testing.T, seeded bool, recovery v2.Recovery, rows ...string)
 	d := NewDecoder(session.Header{Version: 3, IsSeeded: seeded}, recovery)
 	var accepted []string
 	for _, r := range rows {
-		ev, ok, err := d.Decode(parse(t, r))
+		ev, ok, err := d.Decode(sessiontest.Parse(t, r))
 		if err != nil {
 			return strings.Join(accepted, ","), sessiontest.RefusalText(err)
 		}
@@ -187,7 +177,7 @@ func TestDecoderRecovery(t *testing.T) {
 	}
 	d := NewDecoder(session.Header{Version: 3}, v2.Recoverable)
 	for _, r := range []string{ok0, bad1, ok2} {
-		if _, _, err := d.Decode(parse(t, r)); err != nil {
+		if _, _, err := d.Decode(sessiontest.Parse(t, r)); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -1,7 +1,6 @@
 package v3
 
 import (
-	"bytes"
 	"testing"
 
 	"github.com/dshlog/dshlog/codec/v2"
@@ -53,25 +52,9 @@ func FuzzV3Decode(f *testing.F) {
 	sessiontest.Seed(f, files)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		for _, recovery := range []v2.Recovery{v2.Strict, v2.Recoverable} {
-			out, err := decodeAll(data, recovery)
-			if err != nil {
-				checkErrorType(t, err)
-				continue
-			}
-			again, err := decodeAll(out, v2.Strict)
-			if err != nil {
-				t.Fatalf("%v: accepted rows do not decode again: %v\n%s", recovery, err, out)
-			}
-			if !bytes.Equal(again, out) {
-				t.Fatalf("%v: decoding is not stable:\n%s\nthen\n%s", recovery, out, again)
-			}
+			sessiontest.CheckStable(t, recovery.String(), data,
+				func(data []byte) ([]byte, error) { return decodeAll(data, recovery) },
+				func(out []byte) ([]byte, error) { return decodeAll(out, v2.Strict) })
 		}
 	})
-}
-
-func checkErrorType(t *testing.T, err error) {
-	t.Helper()
-	if !sessiontest.Typed(err) {
-		t.Fatalf("untyped error %T: %v", err, err)
-	}
 }

@@ -21,7 +21,7 @@ func restore(t *testing.T, h session.Header, cut int64, events ...string) string
 			e = e[:at] + fmt.Sprintf(`"seq":%d,`, i) + e[at:]
 		}
 		e = e[:at] + fmt.Sprintf(`"time":%d,`, i+1) + e[at:]
-		row := parse(t, e)
+		row := sessiontest.Parse(t, e)
 		seq, _ := row.Field("seq").Count()
 		r.Add(session.Event{Type: row.Field("type").Text(), Seq: seq, Row: row})
 	}

@@ -3,11 +3,10 @@ package v4
 import (
 	"bytes"
 	"errors"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/dshlog/dshlog/codec/v2"
+	"github.com/dshlog/dshlog/internal/sessiontest"
 	"github.com/dshlog/dshlog/jsonv"
 	"github.com/dshlog/dshlog/session"
 )
@@ -17,21 +16,12 @@ import (
 // relationships): it must never panic, every refusal must be one of dsh's,
 // and an accepted file must read back to itself, accepted again.
 func FuzzV4Restore(f *testing.F) {
-	for _, pattern := range []string{
+	sessiontest.Seed(f, sessiontest.Glob(f,
 		"../../testdata/corpus/restored/*/*.v4.jsonl",
 		"../../testdata/corpus/bad-logs/*/*.v4.jsonl",
 		"../../testdata/corpus/golden/edge*/*/*.v4.jsonl",
 		"../../testdata/seed-vectors/*.v4.jsonl",
-	} {
-		files, _ := filepath.Glob(pattern)
-		for _, file := range files {
-			data, err := os.ReadFile(file)
-			if err != nil {
-				f.Fatal(err)
-			}
-			f.Add(data, false)
-		}
-	}
+	), false)
 	f.Fuzz(func(t *testing.T, data []byte, strict bool) {
 		recovery := v2.Recoverable
 		if strict {

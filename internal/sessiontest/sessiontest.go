@@ -98,9 +98,10 @@ func Glob(t testing.TB, patterns ...string) []string {
 	return files
 }
 
-// Seed adds every file to f's seed corpus and returns their contents, so
-// that a target can add variants of them too; an unreadable file fails f.
-func Seed(f *testing.F, files []string) [][]byte {
+// Seed adds every file to f's seed corpus, followed by args when the
+// target takes more than the file, and returns their contents so that a
+// target can add variants of them too; an unreadable file fails f.
+func Seed(f *testing.F, files []string, args ...any) [][]byte {
 	f.Helper()
 	seeds := make([][]byte, 0, len(files))
 	for _, path := range files {
@@ -108,10 +109,41 @@ func Seed(f *testing.F, files []string) [][]byte {
 		if err != nil {
 			f.Fatal(err)
 		}
-		f.Add(data)
+		f.Add(append([]any{data}, args...)...)
 		seeds = append(seeds, data)
 	}
 	return seeds
+}
+
+// CheckStable checks a codec's fuzz property on data: read either refuses
+// with a Typed error or gives bytes that reread accepts and gives back
+// unchanged. The label (a recovery mode) prefixes every failure.
+func CheckStable(t *testing.T, label string, data []byte, read, reread func([]byte) ([]byte, error)) {
+	t.Helper()
+	out, err := read(data)
+	if err != nil {
+		if !Typed(err) {
+			t.Fatalf("%s: untyped error %T: %v", label, err, err)
+		}
+		return
+	}
+	again, err := reread(out)
+	if err != nil {
+		t.Fatalf("%s: accepted bytes do not read again: %v\n%s", label, err, out)
+	}
+	if !bytes.Equal(again, out) {
+		t.Fatalf("%s: reading is not stable:\n%s\nthen\n%s", label, out, again)
+	}
+}
+
+// Parse parses a JSON text that a test spells out; a syntax error fails t.
+func Parse(t testing.TB, text string) jsonv.Value {
+	t.Helper()
+	v, err := jsonv.Parse([]byte(text))
+	if err != nil {
+		t.Fatalf("%s: %v", text, err)
+	}
+	return v
 }
 
 // Typed reports whether err is one of the errors that reading a session is

@@ -33,7 +33,7 @@ func (r result) text() string { return sessiontest.RefusalText(r.err) }
 func migrateV0(t *testing.T, text string) result {
 	t.Helper()
 	lines := strings.Split(strings.TrimSuffix(text, "\n"), "\n")
-	dec, err := v0.NewDecoder(parse(t, lines[0]), 0, v2.Strict)
+	dec, err := v0.NewDecoder(sessiontest.Parse(t, lines[0]), 0, v2.Strict)
 	if err != nil {
 		return result{err: err}
 	}
@@ -60,7 +60,7 @@ func migrateV0(t *testing.T, text string) result {
 	}
 	entry := func(item stage.Item) error { return st.Transform(item, emit) }
 	for _, line := range lines[1:] {
-		if r.err = dec.Decode(parse(t, line), entry); r.err != nil {
+		if r.err = dec.Decode(sessiontest.Parse(t, line), entry); r.err != nil {
 			return r
 		}
 	}
@@ -94,15 +94,6 @@ func packedRow(run *v0.ChunkRun) string {
 		jsonv.M("time0", s.Field("time0")),
 		jsonv.M("data", jsonv.ObjectValue(data...)),
 	).String()
-}
-
-func parse(t testing.TB, s string) jsonv.Value {
-	t.Helper()
-	v, err := jsonv.Parse([]byte(s))
-	if err != nil {
-		t.Fatalf("%s: %v", s, err)
-	}
-	return v
 }
 
 func headerLine(id string) string {

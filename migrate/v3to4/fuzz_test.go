@@ -3,12 +3,11 @@ package v3to4
 import (
 	"bytes"
 	"errors"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/dshlog/dshlog/codec/v2"
 	"github.com/dshlog/dshlog/codec/v4"
+	"github.com/dshlog/dshlog/internal/sessiontest"
 	"github.com/dshlog/dshlog/jsonv"
 	"github.com/dshlog/dshlog/session"
 )
@@ -58,20 +57,11 @@ func readV4(data []byte) ([]byte, error) {
 // refuse only with dsh's refusals, and whatever it writes must be a v4 file
 // dsh's native reader accepts and reads back to the same bytes.
 func FuzzV3ToV4(f *testing.F) {
-	for _, pattern := range []string{
+	sessiontest.Seed(f, sessiontest.Glob(f,
 		"../../testdata/corpus/restored/*/session*.v3.jsonl",
 		"../../testdata/corpus/golden/edge*/*/session.v3.jsonl",
 		"testdata/*/*.v3.jsonl",
-	} {
-		files, _ := filepath.Glob(pattern)
-		for _, file := range files {
-			data, err := os.ReadFile(file)
-			if err != nil {
-				f.Fatal(err)
-			}
-			f.Add(data)
-		}
-	}
+	))
 	children := []ChildFact{{ChildID: "c", ChildCreatedAt: 2, DescriptorCount: 1,
 		Descriptor: mustParse(`{"version":3,"provider":"spawn","mode":"continuable","label":"l"}`)}}
 	f.Fuzz(func(t *testing.T, data []byte) {
