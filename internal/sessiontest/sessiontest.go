@@ -1,7 +1,8 @@
 // Package sessiontest holds the harness that the tests of dshlog's codecs
 // and migration edges share: reading a whole session through one codec,
-// seeding fuzz targets from testdata, and naming a refusal. It serves tests
-// only; no non-test code imports it.
+// seeding fuzz targets from testdata and checking their stability, parsing
+// spelled-out JSON, and naming a refusal. It serves tests only; no non-test
+// code imports it, and it imports no codec, so the codecs' own tests can use it.
 package sessiontest
 
 import (

@@ -3,12 +3,12 @@ package v2to3
 import (
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/dshlog/dshlog/codec/v2"
 	"github.com/dshlog/dshlog/codec/v3"
+	"github.com/dshlog/dshlog/internal/sessiontest"
 	"github.com/dshlog/dshlog/jsonv"
 	"github.com/dshlog/dshlog/migrate/stage"
 	"github.com/dshlog/dshlog/session"
@@ -440,9 +440,10 @@ func TestShiftsStaySmall(t *testing.T) {
 // edge and checks the result as dsh's historical catalog does when it reads
 // a v2 child session for evidence.
 func TestCorpusChildrenRestore(t *testing.T) {
-	files, _ := filepath.Glob("../../testdata/corpus/restored*/*/*.v2.jsonl")
-	edge2, _ := filepath.Glob("../../testdata/corpus/golden/edge2/v2-*/session.v2.jsonl")
-	files = append(files, edge2...)
+	files := sessiontest.Glob(t,
+		"../../testdata/corpus/restored*/*/*.v2.jsonl",
+		"../../testdata/corpus/golden/edge2/v2-*/session.v2.jsonl",
+	)
 	if len(files) < 8 {
 		t.Fatalf("found %d v2 files", len(files))
 	}
