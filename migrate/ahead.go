@@ -57,8 +57,9 @@ type parsedLine struct {
 
 // A batch ends after batchLines lines or batchBytes bytes of text, whichever
 // comes first. A new batch is read while less than aheadBytes of text waits
-// for the consumer, so the memory held is a few MiB of text and its parses,
-// or, for rows longer than that, the row being consumed and the next one.
+// for the consumer, so the memory held is about that much text and its
+// parses, or, for rows longer than that, the row being consumed and the next
+// one. A larger window only keeps more garbage alive for the collector.
 const (
 	batchLines   = 512
 	batchBytes   = 256 << 10
