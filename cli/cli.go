@@ -103,11 +103,11 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 func newRootCommand(s *streams) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "dshlog",
-		Short: "Read, migrate, fold, repair and fork dsh session logs",
+		Short: "Read, migrate, fold, repair, fork and verify dsh session logs",
 		Long: `dshlog is an offline toolkit for the session logs of dsh (DeepSeek Harness).
 It reads every released session format (v0..v4), migrates old files to the
 current format (v4) byte for byte as dsh does, folds a log into the model's
-view, repairs crashed tails and forks sessions.
+view, repairs crashed tails, forks sessions and verifies logs for CI.
 
 Session files may be plain JSONL, Zstandard (.jsonl.zst, .zstd) or gzip
 (.jsonl.gz) compressed; "-" reads standard input.`,

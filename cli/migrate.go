@@ -36,7 +36,7 @@ func newMigrateCommand(s *streams) *cobra.Command {
 	var opts migrateOptions
 	cmd := &cobra.Command{
 		Use:   "migrate FILE...",
-		Short: "Migrate v2 and v3 sessions to the current format v4, as dsh does",
+		Short: "Migrate v0, v1, v2 and v3 sessions to the current format v4, as dsh does",
 		Long: `migrate carries each session FILE to the current format (v4) exactly as dsh's
 own migrator does: the same bytes, or dsh's own refusal.
 
@@ -47,7 +47,9 @@ change meanwhile, then linked as session.v4.jsonl (session.<K>.v4.jsonl in a
 snapshot directory). The source is never modified, an existing file is never
 replaced, and a refusal leaves nothing behind. Running it again finds its own
 publication and writes nothing. A Zstandard source gets a Zstandard
-generation (session.v4.jsonl.zstd).
+generation (session.v4.jsonl.zstd). Like dsh, migrate reads a Zstandard
+source only in dsh's own framing (the header line alone in the first
+frame); decompress a file compressed whole by the zstd tool first.
 
 -o OUT writes the migrated file to OUT instead ("-" for standard output) and
 touches nothing else. --check migrates in memory only and says what would be
