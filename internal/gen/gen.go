@@ -67,7 +67,7 @@ func Load(r io.Reader) (*Template, error) {
 	t := &Template{prelude: bytes.Join(lines[:start+1], nil), lines: lines[start+1:], rows: rows[start:], ids: map[string]struct{}{}}
 	for _, row := range t.rows {
 		typ := row.Field("type").Text()
-		t.once = append(t.once, typ == "system/message" || typ == "session/title")
+		t.once = append(t.once, onceOnly[typ])
 		if typ == "turn/start" {
 			t.turns++
 		}
@@ -75,6 +75,15 @@ func Load(r io.Reader) (*Template, error) {
 	}
 	return t, nil
 }
+
+// onceOnly are the event types a session holds once, so later copies leave
+// them out: the protected system message, the title, and a parent's
+// catalog of its subagent children.
+var onceOnly = map[string]bool{"system/message": true, "session/title": true, "subagent/catalog": true}
+
+// idKeys are the members whose string values are message or tool call ids,
+// renamed in every copy so that each copy's ids are its own.
+var idKeys = map[string]bool{"id": true, "callId": true, "toolCallId": true, "rootCallId": true, "parentCallId": true, "subCallId": true}
 
 // collectIDs adds the message ids and tool call ids found in v to ids.
 func collectIDs(v jsonv.Value, key string, ids map[string]struct{}) {
@@ -88,7 +97,7 @@ func collectIDs(v jsonv.Value, key string, ids map[string]struct{}) {
 			collectIDs(e, "", ids)
 		}
 	case jsonv.String:
-		if key == "id" || key == "callId" || key == "toolCallId" {
+		if idKeys[key] {
 			ids[v.Text()] = struct{}{}
 		}
 	}
@@ -159,6 +168,11 @@ func (c copier) value(v jsonv.Value, key string) jsonv.Value {
 		members := v.Members()
 		out := make([]jsonv.Member, len(members))
 		for i, m := range members {
+			if key == "shadowedRange" {
+				// compaction/summary names its span {start, end} in every version.
+				out[i] = jsonv.M(m.Key, c.seqs(m.Value))
+				continue
+			}
 			out[i] = jsonv.M(m.Key, c.value(m.Value, m.Key))
 		}
 		return jsonv.ObjectValue(out...)
@@ -183,7 +197,7 @@ func (c copier) value(v jsonv.Value, key string) jsonv.Value {
 			return c.seqs(v)
 		}
 	case jsonv.String:
-		if _, ok := c.ids[v.Text()]; ok && (key == "id" || key == "callId" || key == "toolCallId") {
+		if _, ok := c.ids[v.Text()]; ok && idKeys[key] {
 			return jsonv.StringValue(v.Text() + "-" + strconv.Itoa(c.k))
 		}
 	}

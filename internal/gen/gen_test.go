@@ -12,6 +12,7 @@ import (
 	"github.com/dshlog/dshlog/codec/v4"
 	"github.com/dshlog/dshlog/jsonl"
 	"github.com/dshlog/dshlog/jsonv"
+	"github.com/dshlog/dshlog/migrate"
 )
 
 func load(t *testing.T, path string) (*Template, []byte) {
@@ -115,5 +116,38 @@ func TestLoadRefusesTurnlessTemplate(t *testing.T) {
 	in := "{\"type\":\"session\"}\n{\"type\":\"x\",\"seq\":0,\"time\":1,\"data\":{}}\n"
 	if _, err := Load(strings.NewReader(in)); err == nil {
 		t.Error("a template without a turn was accepted")
+	}
+}
+
+// TestEveryTemplateRepeatsIntoAnAcceptedSession: three copies of each
+// restored v4 corpus session (compaction and subagent sessions included)
+// make a session that dsh's full v4 read accepts: codec, admission and the
+// artifact restore.
+func TestEveryTemplateRepeatsIntoAnAcceptedSession(t *testing.T) {
+	files, _ := filepath.Glob("../../testdata/corpus/restored/*/*.v4.jsonl")
+	for _, path := range files {
+		t.Run(path, func(t *testing.T) {
+			tmpl, data := load(t, path)
+			var out bytes.Buffer
+			if _, err := tmpl.Write(&out, 3*int64(len(data))); err != nil {
+				t.Fatal(err)
+			}
+			generated := filepath.Join(t.TempDir(), "session.v4.jsonl")
+			if err := os.WriteFile(generated, out.Bytes(), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			src, err := migrate.Open(generated, nil, migrate.OpenOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer src.Close()
+			for {
+				if _, err := src.Next(); err == io.EOF {
+					break
+				} else if err != nil {
+					t.Fatal(err)
+				}
+			}
+		})
 	}
 }
