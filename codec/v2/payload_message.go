@@ -16,8 +16,6 @@ const (
 	roleTool                         // a v0–v3 tool result: user role, tool source
 )
 
-const toolRepairText = "The tool call was interrupted before the Harness recorded it as started. Retry it if it is still needed."
-
 func messageValue(v jsonv.Value, label string, version int, expected messageRole) error {
 	message, err := exactRecord(v, label, names("id", "role", "content", "source"))
 	if err != nil {
