@@ -3,6 +3,7 @@ module github.com/dshlog/dshlog
 go 1.26.8
 
 require (
+	github.com/goccy/go-json v0.10.5
 	github.com/klauspost/compress v1.20.4
 	github.com/olekukonko/tablewriter v1.1.5
 	github.com/rogpeppe/go-internal v1.16.0

@@ -5,7 +5,9 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"os"
 
+	"github.com/goccy/go-json"
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/pkg/twwidth"
 	"github.com/olekukonko/tablewriter/renderer"
@@ -143,8 +145,9 @@ type inspectSink interface {
 var inspectColumns = []string{"SEQ", "TYPE", "SURFACE", "TURN/STEP", "SUMMARY"}
 
 // inspectTable prints a table for people. Its columns are sized before the
-// first row is printed: by a first reading of the file (sized), or else by
-// keeping the descriptions (short summaries, never the events) until flush.
+// first row is printed: by a first reading of the file (sized), or else, for
+// a stream that cannot be read twice, by spooling the rows' cells to a
+// temporary file until flush, so memory never grows with the log.
 type inspectTable struct {
 	out    *trimTrailingSpace
 	file   string
@@ -152,9 +155,9 @@ type inspectTable struct {
 	sized  bool  // widths are final: rows stream as they come
 	// lastSeq is the last event of the sizing reading; events appended to
 	// a live session after it were not measured and are left out.
-	lastSeq  int64
-	buffered []inspect.Description
-	table    *tablewriter.Table // started at the first printed row
+	lastSeq int64
+	spool   *cellSpool         // the rows of an unsized table, until flush
+	table   *tablewriter.Table // started at the first printed row
 }
 
 func newInspectTable(out io.Writer, file string) *inspectTable {
@@ -180,24 +183,29 @@ func (t *inspectTable) wants(seq int64) bool { return !t.sized || seq <= t.lastS
 
 func (t *inspectTable) add(d inspect.Description, _ session.Event) error {
 	if t.sized {
-		return t.print(d)
+		return t.print(inspectCells(d))
 	}
 	t.measure(d)
-	t.buffered = append(t.buffered, d)
-	return nil
+	if t.spool == nil {
+		spool, err := newCellSpool()
+		if err != nil {
+			return err
+		}
+		t.spool = spool
+	}
+	return t.spool.add(inspectCells(d))
 }
 
-func (t *inspectTable) print(d inspect.Description) error {
+func (t *inspectTable) print(cells []string) error {
 	if t.table == nil {
 		if err := t.start(); err != nil {
 			return err
 		}
 	}
-	cells := inspectCells(d)
 	for col, cell := range cells {
 		// The renderer would silently cut a cell wider than its column.
 		if twwidth.Width(cell) > t.widths[col] {
-			return fmt.Errorf("%s: event %d changed between the two readings inspect makes of the file; run it again", t.file, d.Seq)
+			return fmt.Errorf("%s: event %s changed between the two readings inspect makes of the file; run it again", t.file, cells[0])
 		}
 	}
 	return t.table.Append(cells)
@@ -237,12 +245,14 @@ func (t *inspectTable) start() error {
 }
 
 func (t *inspectTable) flush() error {
-	for _, d := range t.buffered {
-		if err := t.print(d); err != nil {
+	if t.spool != nil {
+		err := t.spool.each(t.print)
+		t.spool.close()
+		t.spool = nil
+		if err != nil {
 			return err
 		}
 	}
-	t.buffered = nil
 	if t.table == nil { // no row: the header alone
 		if err := t.start(); err != nil {
 			return err
@@ -336,3 +346,56 @@ func appendOptionalInt(b []byte, n int64, ok bool) []byte {
 }
 
 func itoa(n int64) string { return jsonv.IntValue(n).String() }
+
+// cellSpool keeps table rows in a temporary file: one JSON array of cells a
+// line. It lets a table read from a stream be sized before it is printed
+// without holding the rows in memory.
+type cellSpool struct {
+	f *os.File
+	w *bufio.Writer
+}
+
+func newCellSpool() (*cellSpool, error) {
+	f, err := os.CreateTemp("", "dshlog-inspect-*.jsonl")
+	if err != nil {
+		return nil, err
+	}
+	return &cellSpool{f: f, w: bufio.NewWriter(f)}, nil
+}
+
+func (s *cellSpool) add(cells []string) error {
+	line, err := json.Marshal(cells)
+	if err != nil {
+		return err
+	}
+	s.w.Write(line)
+	return s.w.WriteByte('\n')
+}
+
+// each hands the spooled rows back in order.
+func (s *cellSpool) each(visit func(cells []string) error) error {
+	if err := s.w.Flush(); err != nil {
+		return err
+	}
+	if _, err := s.f.Seek(0, io.SeekStart); err != nil {
+		return err
+	}
+	lines := bufio.NewScanner(s.f)
+	lines.Buffer(nil, 1<<20)
+	for lines.Scan() {
+		var cells []string
+		if err := json.Unmarshal(lines.Bytes(), &cells); err != nil {
+			return err
+		}
+		if err := visit(cells); err != nil {
+			return err
+		}
+	}
+	return lines.Err()
+}
+
+// close removes the spool file.
+func (s *cellSpool) close() {
+	s.f.Close()
+	os.Remove(s.f.Name())
+}
