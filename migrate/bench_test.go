@@ -2,7 +2,6 @@ package migrate_test
 
 import (
 	"io"
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -17,24 +16,8 @@ const benchTemplate = "../testdata/corpus/restored/fs-write/session.v3.jsonl"
 // BenchmarkMigrate migrates a generated ~16 MB v3 session to v4, as
 // dshlog migrate -o does, into io.Discard.
 func BenchmarkMigrate(b *testing.B) {
-	src, err := os.Open(benchTemplate)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer src.Close()
-	tmpl, err := gen.Load(src)
-	if err != nil {
-		b.Fatal(err)
-	}
 	path := filepath.Join(b.TempDir(), "session.v3.jsonl")
-	f, err := os.Create(path)
-	if err != nil {
-		b.Fatal(err)
-	}
-	size, err := tmpl.Write(f, 16<<20)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
+	size, err := gen.WriteFile(benchTemplate, path, 16<<20)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -93,24 +93,7 @@ func generate(template, path string, size int64) (int64, error) {
 	if info, err := os.Stat(path); err == nil && info.Size() >= size && info.Size() < size+size/100 {
 		return info.Size(), nil
 	}
-	src, err := os.Open(template)
-	if err != nil {
-		return 0, err
-	}
-	defer src.Close()
-	tmpl, err := gen.Load(src)
-	if err != nil {
-		return 0, err
-	}
-	f, err := os.Create(path)
-	if err != nil {
-		return 0, err
-	}
-	n, err := tmpl.Write(f, size)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	return n, err
+	return gen.WriteFile(template, path, size)
 }
 
 // command is a program and its arguments.

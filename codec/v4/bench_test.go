@@ -8,8 +8,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/dshlog/dshlog/codec/v2"
-	"github.com/dshlog/dshlog/codec/v4"
+	v2 "github.com/dshlog/dshlog/codec/v2"
+	v4 "github.com/dshlog/dshlog/codec/v4"
 	"github.com/dshlog/dshlog/internal/gen"
 	"github.com/dshlog/dshlog/jsonl"
 	"github.com/dshlog/dshlog/jsonv"
@@ -24,25 +24,9 @@ const benchTemplate = "../../testdata/corpus/restored/fs-delete-recreate/session
 // directory and returns its path and exact size.
 func generate(b *testing.B, size int64) (string, int64) {
 	b.Helper()
-	src, err := os.Open(benchTemplate)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer src.Close()
-	tmpl, err := gen.Load(src)
-	if err != nil {
-		b.Fatal(err)
-	}
 	path := filepath.Join(b.TempDir(), "session.v4.jsonl")
-	f, err := os.Create(path)
+	n, err := gen.WriteFile(benchTemplate, path, size)
 	if err != nil {
-		b.Fatal(err)
-	}
-	n, err := tmpl.Write(f, size)
-	if err != nil {
-		b.Fatal(err)
-	}
-	if err := f.Close(); err != nil {
 		b.Fatal(err)
 	}
 	return path, n

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strconv"
 	"strings"
 
@@ -219,4 +220,27 @@ func (c copier) seqs(v jsonv.Value) jsonv.Value {
 		}
 	}
 	return v
+}
+
+// WriteFile makes a session of at least size bytes at path from the
+// template session file at template, and returns the bytes written.
+func WriteFile(template, path string, size int64) (int64, error) {
+	src, err := os.Open(template)
+	if err != nil {
+		return 0, err
+	}
+	defer src.Close()
+	tmpl, err := Load(src)
+	if err != nil {
+		return 0, err
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return 0, err
+	}
+	n, err := tmpl.Write(f, size)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return n, err
 }
