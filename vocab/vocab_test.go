@@ -179,11 +179,11 @@ func TestSchemaUnionsAndLiterals(t *testing.T) {
 	}
 	s := d.Types[0].Schema
 	for data, ok := range map[string]bool{
-		`{"version":2,"childId":"c","childCreatedAt":1,"mode":"external"}`:             true,
-		`{"version":0,"childId":"c","childCreatedAt":1,"mode":"one-shot"}`:             true,
-		`{"version":1,"childId":"c","childCreatedAt":1,"mode":"unknown"}`:              true,
-		`{"version":0,"childId":"c","childCreatedAt":1,"mode":"unknown"}`:              false,
-		`{"version":2,"childId":"c","childCreatedAt":1,"mode":"continuable"}`:          false,
+		`{"version":2,"childId":"c","childCreatedAt":1,"mode":"external"}`:              true,
+		`{"version":0,"childId":"c","childCreatedAt":1,"mode":"one-shot"}`:              true,
+		`{"version":1,"childId":"c","childCreatedAt":1,"mode":"unknown"}`:               true,
+		`{"version":0,"childId":"c","childCreatedAt":1,"mode":"unknown"}`:               false,
+		`{"version":2,"childId":"c","childCreatedAt":1,"mode":"continuable"}`:           false,
 		`{"version":0,"childId":"c","childCreatedAt":1,"mode":"continuable","label":3}`: false,
 	} {
 		if err := s.Check(mustParse(t, data), "data"); (err == nil) != ok {
