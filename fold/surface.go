@@ -42,7 +42,7 @@ func (f *Fold) plan(ev session.Event) (plan, error) {
 	if ev.Seq != f.next {
 		return plan{}, refusef("session event seq %d is not contiguous; expected %d", ev.Seq, f.next)
 	}
-	op, err := surfaceOpOf(ev)
+	op, err := surfaceOpOf(ev, f.vocab.Has(ev.Type))
 	if err != nil {
 		return plan{}, err
 	}
@@ -202,11 +202,12 @@ func detach(v jsonv.Value) jsonv.Value {
 }
 
 // surfaceOpOf validates an event's surface metadata (surfaceOpOf,
-// surface.ts@103e8703) and returns its operation.
-func surfaceOpOf(ev session.Event) (session.SurfaceOp, error) {
+// surface.ts@103e8703) and returns its operation; known says whether the
+// vocabulary knows the event's type.
+func surfaceOpOf(ev session.Event, known bool) (session.SurfaceOp, error) {
 	rawOp, hasOp := ev.Row.Get("surfaceOp")
 	if !IsSurfaceEligible(ev.Type) {
-		if !IsKnownType(ev.Type) && ev.Ignorable() {
+		if !known && ev.Ignorable() {
 			return session.SurfaceOp{}, nil // opaque: its metadata is never looked at
 		}
 		if hasOp {

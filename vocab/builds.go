@@ -155,3 +155,19 @@ func (v *Vocabulary) Hint(name string) (hint string, ok bool) {
 	}
 	return "", false
 }
+
+// Of returns a vocabulary of exactly the given types, with the rules of the
+// default build where it has them: for tests and tools that need a small
+// vocabulary.
+func Of(names ...string) *Vocabulary {
+	full := Default()
+	v := &Vocabulary{build: full.build, types: make(map[string]*Type, len(names))}
+	for _, name := range names {
+		t := full.types[name]
+		if t == nil {
+			t = &Type{Name: name, Derivable: true, Origin: "built in (" + full.build.Name + ")"}
+		}
+		v.types[name] = t
+	}
+	return v
+}
