@@ -1,6 +1,7 @@
 package vocab
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 
@@ -94,14 +95,31 @@ func refsOf(n Node) []int {
 // Check reports the first place where v does not fit the schema, as an
 // error naming the path from label ("data.tools[2]: expected string").
 func (s *Schema) Check(v jsonv.Value, label string) error {
-	return s.check(s.Root, v, label, 0)
+	c := checker{Schema: s, budget: maxVisits}
+	return c.check(s.Root, v, label, 0)
 }
 
-// maxDepth bounds the nesting a check follows, so a recursive schema
-// cannot recurse without end on a deep value.
-const maxDepth = 200
+// maxDepth bounds the nesting a check follows, and maxVisits the nodes it
+// visits, so that a recursive schema (a union that names itself) cannot
+// make a check run without end.
+const (
+	maxDepth  = 200
+	maxVisits = 1 << 18
+)
 
-func (s *Schema) check(at int, v jsonv.Value, path string, depth int) error {
+// checker is one Check of a value: the schema and the visits left.
+type checker struct {
+	*Schema
+	budget int
+}
+
+var errTooComplex = fmt.Errorf("too complex to check against its schema")
+
+func (s *checker) check(at int, v jsonv.Value, path string, depth int) error {
+	s.budget--
+	if s.budget < 0 {
+		return fmt.Errorf("%s: %w", path, errTooComplex)
+	}
 	if depth > maxDepth {
 		return fmt.Errorf("%s: nested too deeply to check", path)
 	}
@@ -126,8 +144,9 @@ func (s *Schema) check(at int, v jsonv.Value, path string, depth int) error {
 		}
 	case KindUnion:
 		for _, alt := range n.Types {
-			if s.check(alt, v, path, depth+1) == nil {
-				return nil
+			err := s.check(alt, v, path, depth+1)
+			if err == nil || errors.Is(err, errTooComplex) {
+				return err
 			}
 		}
 		return fmt.Errorf("%s: fits none of the %d declared forms", path, len(n.Types))
@@ -137,7 +156,7 @@ func (s *Schema) check(at int, v jsonv.Value, path string, depth int) error {
 	return nil // a node kind dshlog does not know is not checked
 }
 
-func (s *Schema) checkObject(n Node, v jsonv.Value, path string, depth int) error {
+func (s *checker) checkObject(n Node, v jsonv.Value, path string, depth int) error {
 	if v.Kind() != jsonv.Object {
 		return fmt.Errorf("%s: expected an object", path)
 	}
@@ -165,7 +184,7 @@ func (s *Schema) checkObject(n Node, v jsonv.Value, path string, depth int) erro
 }
 
 // fitsIndex reports whether an undeclared member fits an index signature.
-func (s *Schema) fitsIndex(n Node, m jsonv.Member, path string, depth int) bool {
+func (s *checker) fitsIndex(n Node, m jsonv.Member, path string, depth int) bool {
 	for _, ix := range n.Indices {
 		if s.check(ix.Key, jsonv.StringValue(m.Key), path, depth+1) == nil &&
 			s.check(ix.Value, m.Value, path+"."+m.Key, depth+1) == nil {

@@ -268,3 +268,12 @@ func mustParse(t *testing.T, s string) jsonv.Value {
 	}
 	return v
 }
+
+// TestSchemaRecursiveUnion: a union naming itself ends with an error, not
+// an endless or exponential check.
+func TestSchemaRecursiveUnion(t *testing.T) {
+	s := &Schema{Nodes: []Node{{Kind: KindUnion, Types: []int{0, 0}}}}
+	if err := s.Check(mustParse(t, `1`), "data"); err == nil || !strings.Contains(err.Error(), "too complex") && !strings.Contains(err.Error(), "too deeply") {
+		t.Errorf("%v", err)
+	}
+}
