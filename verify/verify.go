@@ -35,6 +35,9 @@
 //	                                    the hint names a build that declares it and the flag that accepts it
 //	unknown-ignorable          info     an ignorable event dsh does not know, opaque to it (§1.6)
 //
+// Which event types exist is the vocabulary of the dsh build that wrote the
+// log, the one the reader was opened with (migrate.Options.Vocabulary).
+//
 // Memory is that of the fold (the live surface) plus the previous request's
 // messages, never the whole log.
 package verify

@@ -116,7 +116,10 @@ func (b *Build) Vocabulary() *Vocabulary {
 }
 
 // Default returns the vocabulary of the default build, the official line.
-func Default() *Vocabulary { return Official.Vocabulary() }
+// The value is shared: a Vocabulary is never changed once built.
+func Default() *Vocabulary { return defaultVocabulary }
+
+var defaultVocabulary = Official.Vocabulary()
 
 // knownDeclaration is an event type a dsh build that dshlog knows of
 // declares, for the hint when a log holds it.
