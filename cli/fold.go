@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/dshlog/dshlog/codec/v2"
+	"github.com/dshlog/dshlog/codec/v4"
 	"github.com/dshlog/dshlog/fold"
 	"github.com/dshlog/dshlog/inspect"
 	"github.com/dshlog/dshlog/jsonv"
@@ -27,6 +28,10 @@ type foldOptions struct {
 	at      int64
 	atSet   bool
 	request int
+	vocab   vocabularyFlags
+	// allowUnknown keeps events of unknown types opaque, with a warning,
+	// instead of refusing the log as dsh does.
+	allowUnknown bool
 }
 
 func init() { addVerb(newFoldCommand) }
@@ -47,7 +52,12 @@ ranges, source coverage, the tool-result rewrite rule, the system prompt at
 node 0, in dsh's order); a log they refuse is refused with dsh's own words.
 Older formats are migrated in memory; nothing is written.
 
-Without flags fold prints a summary. --surface adds the node list, the role
+An event type the dsh build (--dsh, --vocabulary; see dshlog vocabulary) does
+not know is refused as that dsh refuses it; --allow-unknown keeps events of
+unknown log-only types opaque instead, with a warning.
+
+Without flags fold prints a summary (with the effective working directory:
+the last working-directory/change, else the header's cwd). --surface adds the node list, the role
 sequence, one line per node (seq, type, message preview), the shadowed ranges
 (for each replace: its seq, the node range it covered, the nodes it shadowed,
 the generation it started) and the closers an open tail needs.
@@ -69,6 +79,9 @@ header's config fields, messages, toolHistory, tools and sessionId.
   header             {seq, reason, startsSeries, header} of the header in force, or null
   turnOpen           whether the log ends inside a turn
   closers            the events crash repair would append, as v4 rows
+  workingDirectory   {cwd, seq} the effective working directory: the last
+                     working-directory/change (seq) or the header's cwd (seq
+                     null); null when there is neither
 
 FILE may be "-" for standard input, and may be zstd or gzip compressed.`,
 		Example: `  dshlog fold --surface testdata/seed-vectors/loop-events.v4.jsonl
@@ -87,6 +100,8 @@ FILE may be "-" for standard input, and may be zstd or gzip compressed.`,
 	flags.BoolVar(&opts.json, "json", false, "print one JSON document (keys listed above)")
 	flags.Int64Var(&opts.at, "at", 0, "fold only the events up to this seq (inclusive)")
 	flags.IntVar(&opts.request, "request", 0, "print request K (1-based) as JSON")
+	flags.BoolVar(&opts.allowUnknown, "allow-unknown", false, "keep events of unknown log-only types opaque, with a warning, instead of refusing the log")
+	addVocabularyFlags(flags, &opts.vocab)
 	return cmd
 }
 
@@ -100,7 +115,14 @@ func runFold(opts foldOptions, s *streams) error {
 	if opts.atSet && opts.at < 0 {
 		return usageErrorf("--at must be a seq (0 or more), got %d", opts.at)
 	}
-	events, err := openSession(opts.file, s, migrate.Options{Recovery: v2.Recoverable})
+	v, err := opts.vocab.resolve()
+	if err != nil {
+		return err
+	}
+	if opts.allowUnknown {
+		v = v.WithUnknownAllowed()
+	}
+	events, err := openSession(opts.file, s, migrate.Options{Recovery: v2.Recoverable, Vocabulary: v})
 	if err != nil {
 		return err
 	}
@@ -108,12 +130,14 @@ func runFold(opts foldOptions, s *streams) error {
 	if opts.request > 0 {
 		return printRequest(events, opts, s)
 	}
-	f := fold.New()
+	f := fold.NewWith(v)
+	warner := unknownWarner{s: s, file: events.name, vocab: v}
 	var refused error
 	readErr := events.each(s, func(ev session.Event) error {
 		if opts.atSet && ev.Seq > opts.at {
 			return errStopFolding
 		}
+		warner.see(ev)
 		refused = applyEvent(f, ev, events.name)
 		return refused
 	})
@@ -123,15 +147,19 @@ func runFold(opts foldOptions, s *streams) error {
 	if errors.Is(readErr, errStopFolding) {
 		readErr = nil
 	}
+	var unknown *v4.UnknownTypeError
+	if errors.As(readErr, &unknown) {
+		return suggestAllowUnknown(readErr) // dsh loads nothing of a log it refuses
+	}
 	if readErr == nil && opts.atSet && f.Next() <= opts.at {
 		return usageErrorf("--at %d is past the end of %s (last seq %d)", opts.at, events.name, f.Next()-1)
 	}
 	var printErr error
 	switch {
 	case opts.json:
-		printErr = printFoldJSON(s.out, events.Header.ID, f)
+		printErr = printFoldJSON(s.out, events.Header, f)
 	default:
-		printErr = printFoldSummary(s.out, events.Header.ID, f, opts.surface)
+		printErr = printFoldSummary(s.out, events.Header, f, opts.surface)
 	}
 	if printErr != nil {
 		return printErr
@@ -150,7 +178,7 @@ func applyEvent(f *fold.Fold, ev session.Event, file string) error {
 
 // printRequest prints request K, reading nothing past its settlement.
 func printRequest(events *sessionEvents, opts foldOptions, s *streams) error {
-	f := fold.New()
+	f := fold.NewWith(events.Vocabulary())
 	var found *fold.Request
 	err := events.each(s, func(ev session.Event) error {
 		if opts.atSet && ev.Seq > opts.at {
@@ -167,7 +195,7 @@ func printRequest(events *sessionEvents, opts foldOptions, s *streams) error {
 		return applyEvent(f, ev, events.name)
 	})
 	if err != nil && !errors.Is(err, errStopFolding) {
-		return err
+		return suggestAllowUnknown(err)
 	}
 	if found == nil {
 		return usageErrorf("%s has %d requests; there is no request %d", events.name, f.Settlements(), opts.request)
@@ -189,9 +217,9 @@ func writeIndented(w io.Writer, compact []byte) error {
 
 // printFoldSummary prints the fold for people; surface adds the nodes, the
 // shadowed ranges and the closers.
-func printFoldSummary(w io.Writer, id string, f *fold.Fold, surface bool) error {
+func printFoldSummary(w io.Writer, h session.Header, f *fold.Fold, surface bool) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "session %s: %d events folded\n", id, f.Next())
+	fmt.Fprintf(&b, "session %s: %d events folded\n", h.ID, f.Next())
 	fmt.Fprintf(&b, "surface: %d nodes, %d messages, replace generation %d, content generation %d\n",
 		len(f.Surface()), f.MessageCount(), f.ReplaceGeneration(), f.ContentGeneration())
 	fmt.Fprintf(&b, "requests: %d", f.Settlements())
@@ -203,6 +231,7 @@ func printFoldSummary(w io.Writer, id string, f *fold.Fold, surface bool) error 
 		b.WriteString(")")
 	}
 	b.WriteString("\n")
+	b.WriteString(workingDirectoryLine(h, f))
 	closers := f.InterruptedTurnClosers()
 	if !surface {
 		b.WriteString(tailState(closers))
@@ -320,7 +349,7 @@ func writeTable(w io.Writer, header []string, right []bool, rows [][]string) err
 
 // printFoldJSON prints the fold as one JSON document (keys documented in
 // the command's help).
-func printFoldJSON(w io.Writer, id string, f *fold.Fold) error {
+func printFoldJSON(w io.Writer, sh session.Header, f *fold.Fold) error {
 	var shadowed []jsonv.Value
 	for _, r := range f.Replacements() {
 		shadowed = append(shadowed, jsonv.ObjectValue(
@@ -350,7 +379,7 @@ func printFoldJSON(w io.Writer, id string, f *fold.Fold) error {
 		closers = append(closers, ev.Row)
 	}
 	doc := jsonv.ObjectValue(
-		jsonv.M("session", jsonv.StringValue(id)),
+		jsonv.M("session", jsonv.StringValue(sh.ID)),
 		jsonv.M("events", jsonv.IntValue(f.Next())),
 		jsonv.M("nodes", seqsValue(f.Nodes())),
 		jsonv.M("roles", jsonv.ArrayValue(roles...)),
@@ -362,6 +391,7 @@ func printFoldJSON(w io.Writer, id string, f *fold.Fold) error {
 		jsonv.M("header", header),
 		jsonv.M("turnOpen", jsonv.BoolValue(f.TurnOpen())),
 		jsonv.M("closers", jsonv.ArrayValue(closers...)),
+		jsonv.M("workingDirectory", workingDirectoryValue(sh, f)),
 	)
 	_, err := w.Write(append(doc.Encode(), '\n'))
 	return err
@@ -400,4 +430,30 @@ func printEvents(w io.Writer, events []session.Event) error {
 		rows = append(rows, []string{itoa(d.Seq), d.Type, d.TurnStep(), d.Summary})
 	}
 	return writeTable(w, []string{"SEQ", "TYPE", "TURN/STEP", "SUMMARY"}, []bool{true, false, false, false}, rows)
+}
+
+// workingDirectoryLine says which working directory is in force at the end
+// of the fold, and where it came from.
+func workingDirectoryLine(h session.Header, f *fold.Fold) string {
+	cwd, seq, ok := f.WorkingDirectory(h.Cwd)
+	switch {
+	case !ok:
+		return "working directory: none recorded\n"
+	case seq < 0:
+		return fmt.Sprintf("working directory: %s (header)\n", cwd)
+	}
+	return fmt.Sprintf("working directory: %s (working-directory/change @%d)\n", cwd, seq)
+}
+
+// workingDirectoryValue is workingDirectoryLine for --json.
+func workingDirectoryValue(h session.Header, f *fold.Fold) jsonv.Value {
+	cwd, seq, ok := f.WorkingDirectory(h.Cwd)
+	if !ok {
+		return jsonv.Value{}
+	}
+	at := jsonv.Value{}
+	if seq >= 0 {
+		at = jsonv.IntValue(seq)
+	}
+	return jsonv.ObjectValue(jsonv.M("cwd", jsonv.StringValue(cwd)), jsonv.M("seq", at))
 }

@@ -24,6 +24,7 @@ import (
 
 // forkOptions are the inputs of dshlog fork.
 type forkOptions struct {
+	vocab     vocabularyFlags
 	file      string
 	at        int64
 	output    string
@@ -70,6 +71,7 @@ Older parent formats are migrated in memory.`,
 	flags.StringVarP(&opts.output, "output", "o", "", `the child session file to create ("-" for standard output)`)
 	flags.StringVar(&opts.id, "id", "", "the child session id (default: a random UUID)")
 	flags.Int64Var(&opts.createdAt, "created-at", 0, "the child's createdAt, in Unix milliseconds (default: now)")
+	addVocabularyFlags(flags, &opts.vocab)
 	cmd.MarkFlagRequired("at")
 	cmd.MarkFlagRequired("output")
 	return cmd
@@ -90,7 +92,11 @@ func runFork(opts forkOptions, s *streams) error {
 			return err
 		}
 	}
-	events, err := openSession(opts.file, s, migrate.Options{Recovery: v2.Recoverable})
+	v, err := opts.vocab.resolve()
+	if err != nil {
+		return err
+	}
+	events, err := openSession(opts.file, s, migrate.Options{Recovery: v2.Recoverable, Vocabulary: v})
 	if err != nil {
 		return err
 	}

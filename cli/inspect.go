@@ -19,6 +19,7 @@ import (
 	"github.com/dshlog/dshlog/jsonv"
 	"github.com/dshlog/dshlog/migrate"
 	"github.com/dshlog/dshlog/session"
+	"github.com/dshlog/dshlog/vocab"
 )
 
 // inspectOptions are the inputs of dshlog inspect.
@@ -26,6 +27,8 @@ type inspectOptions struct {
 	file   string
 	json   bool
 	filter inspect.Filter
+	vocab  vocabularyFlags
+	read   migrate.Options // how the session is read, from vocab
 }
 
 func init() { addVerb(newInspectCommand) }
@@ -42,6 +45,10 @@ a one-line summary. Older formats are migrated in memory; nothing is written.
 
 With --json, each event is one JSON object with the keys seq, time, type,
 surface, turn, step, summary and row (the event line as dsh writes it).
+
+Events of a type the dsh build does not know (--dsh, --vocabulary; see dshlog
+vocabulary) are listed all the same, marked "(unknown type)", with a warning
+that that dsh refuses the log.
 
 FILE may be "-" for standard input, and may be zstd or gzip compressed. Notes
 on stderr say when the file was migrated in memory, was a normalized snapshot
@@ -61,6 +68,7 @@ on stderr say when the file was migrated in memory, was a normalized snapshot
 	flags.Int64Var(&opts.filter.From, "from", 0, "show events from this seq on")
 	flags.Int64Var(&opts.filter.To, "to", 0, "show events up to this seq (inclusive)")
 	flags.StringArrayVar(&opts.filter.Types, "type", nil, "show only event types matching this glob (repeatable), e.g. 'tool/*'")
+	addVocabularyFlags(flags, &opts.vocab)
 	return cmd
 }
 
@@ -71,6 +79,12 @@ func runInspect(opts inspectOptions, s *streams) error {
 	if opts.filter.From < 0 || (opts.filter.ToSet && opts.filter.To < opts.filter.From) {
 		return usageErrorf("empty seq range: --from %d --to %d", opts.filter.From, opts.filter.To)
 	}
+	v, err := opts.vocab.resolve()
+	if err != nil {
+		return err
+	}
+	// inspect lists every event, those of unknown types too.
+	opts.read = migrate.Options{Recovery: v2.Recoverable, Vocabulary: v.WithUnknownAllowed()}
 	var sink inspectSink
 	if opts.json {
 		sink = newInspectJSON(s.out)
@@ -90,16 +104,18 @@ func runInspect(opts inspectOptions, s *streams) error {
 
 // inspectEvents reads the session and gives each selected event to sink.
 func inspectEvents(opts inspectOptions, s *streams, sink inspectSink) error {
-	events, err := openSession(opts.file, s, readOptions)
+	events, err := openSession(opts.file, s, opts.read)
 	if err != nil {
 		return err
 	}
 	defer events.Close()
+	warner := unknownWarner{s: s, file: events.name, vocab: opts.read.Vocabulary}
 	readErr := events.each(s, func(ev session.Event) error {
+		warner.see(ev)
 		if !opts.filter.Match(ev.Seq, ev.Type) || !sink.wants(ev.Seq) {
 			return nil
 		}
-		return sink.add(inspect.Describe(ev), ev)
+		return sink.add(describeEvent(ev, opts.read.Vocabulary), ev)
 	})
 	// What was read is shown even when the reader stopped at a problem.
 	if err := sink.flush(); err != nil {
@@ -108,13 +124,20 @@ func inspectEvents(opts inspectOptions, s *streams, sink inspectSink) error {
 	return readErr
 }
 
-// readOptions are how inspect reads a session: as dsh does by default.
-var readOptions = migrate.Options{Recovery: v2.Recoverable}
+// describeEvent is inspect.Describe, marking an event of a type the vocabulary
+// (when there is one) does not know.
+func describeEvent(ev session.Event, v *vocab.Vocabulary) inspect.Description {
+	d := inspect.Describe(ev)
+	if v != nil && !v.Has(ev.Type) && !ev.Ignorable() {
+		d.Summary = "(unknown type) " + d.Summary
+	}
+	return d
+}
 
 // sizeColumns reads the session once to measure the table's columns. A
 // problem in the rows is left for the second reading to report.
 func sizeColumns(opts inspectOptions, s *streams, table *inspectTable) error {
-	events, err := openSession(opts.file, s, readOptions)
+	events, err := openSession(opts.file, s, opts.read)
 	if err != nil {
 		return err
 	}
@@ -127,7 +150,7 @@ func sizeColumns(opts inspectOptions, s *streams, table *inspectTable) error {
 		}
 		table.lastSeq = ev.Seq
 		if opts.filter.Match(ev.Seq, ev.Type) {
-			table.measure(inspect.Describe(ev))
+			table.measure(describeEvent(ev, opts.read.Vocabulary))
 		}
 	}
 	table.sized = true

@@ -20,6 +20,7 @@ import (
 
 // migrateOptions are the inputs of dshlog migrate.
 type migrateOptions struct {
+	vocab    vocabularyFlags
 	files    []string
 	output   string
 	check    bool
@@ -75,6 +76,7 @@ the file (session.<K>.jsonl with the same version); --child adds one.`,
 	flags.StringVar(&opts.recovery, "recovery", "recoverable", "how damaged rows are treated: recoverable (dsh's default) or strict")
 	flags.BoolVar(&opts.json, "json", false, "print one JSON report per file")
 	flags.StringArrayVar(&opts.children, "child", nil, "take subagent catalog evidence from `FILE` too (repeatable)")
+	addVocabularyFlags(flags, &opts.vocab)
 	return cmd
 }
 
@@ -124,7 +126,11 @@ func runMigrate(opts migrateOptions, s *streams) error {
 	if opts.output != "" && opts.check {
 		return usageErrorf("--check writes nothing; drop -o or --check")
 	}
-	base := migrate.OpenOptions{Options: migrate.Options{Recovery: recovery}, ChildFiles: opts.children}
+	v, err := opts.vocab.resolve()
+	if err != nil {
+		return err
+	}
+	base := migrate.OpenOptions{Options: migrate.Options{Recovery: recovery, Vocabulary: v}, ChildFiles: opts.children}
 	var failed []error
 	for _, file := range opts.files {
 		fileOpts := base

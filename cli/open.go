@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/dshlog/dshlog/codec/v4"
+	"github.com/dshlog/dshlog/jsonv"
 	"github.com/dshlog/dshlog/migrate"
 	"github.com/dshlog/dshlog/session"
 )
@@ -45,14 +46,16 @@ func openSession(path string, s *streams, opts migrate.Options) (*sessionEvents,
 // a torn last line. A problem
 // that made dsh's recoverable reader drop rows is returned as an error.
 func (e *sessionEvents) each(s *streams, visit func(session.Event) error) error {
+	namedTools := false // a snapshot header gives tool names or {{tools}}, not schemas
 	for {
 		ev, err := e.Next()
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
-			return explainRefusal(err)
+			return explainUnknownType(explainRefusal(err), e.Vocabulary())
 		}
+		namedTools = namedTools || ev.Type == "request/header" && toolsWithoutSchemas(ev.Data().Field("header").Field("tools"))
 		if err := visit(ev); err != nil {
 			return err
 		}
@@ -63,6 +66,9 @@ func (e *sessionEvents) each(s *streams, visit func(session.Event) error) error 
 	}
 	if e.Snapshot {
 		note(s, "%s: normalized snapshot: seq and time restored (seq by row, time as createdAt+seq)", name)
+	}
+	if namedTools {
+		note(s, "%s: request/header tools given as \"{{tools}}\" or by name (normalized snapshot): rules needing the tool schemas were skipped", name)
 	}
 	if e.TornTail() {
 		note(s, "%s: torn last line (no final newline) dropped, as dsh does", name)
@@ -79,8 +85,20 @@ func explainRefusal(err error) error {
 	if !errors.As(err, &refusal) {
 		return err
 	}
+	if strings.HasPrefix(refusal.Msg, "stored Session uses newer format v5;") {
+		return withHint(err, "the official dsh has no format v5: its newest is v4 (v0.2.1-alpha.2). Several forks of dsh wrote a \"v5\" of their own, and those formats differ from each other (each its own vocabulary), so no reader can take \"v5\" as one format; read the log with the fork that wrote it")
+	}
 	if strings.HasSuffix(refusal.Msg, "first frame is not exactly one header line") {
 		return withHint(err, "dsh writes the header line in a Zstandard frame of its own and refuses a file compressed whole by the zstd tool; to migrate one, decompress it first: zstd -dc FILE > session.jsonl")
 	}
 	return err
+}
+
+// toolsWithoutSchemas reports whether a request/header's tools are in dsh's
+// snapshot form: the "{{tools}}" placeholder or a list of tool names.
+func toolsWithoutSchemas(tools jsonv.Value) bool {
+	if tools.Kind() == jsonv.String {
+		return true
+	}
+	return tools.Kind() == jsonv.Array && tools.Len() > 0 && tools.Index(0).Kind() == jsonv.String
 }

@@ -22,6 +22,7 @@ import (
 
 // repairOptions are the inputs of dshlog repair.
 type repairOptions struct {
+	vocab  vocabularyFlags
 	file   string
 	json   bool
 	append bool
@@ -63,6 +64,7 @@ are never rewritten. A zstd file gets one new checksummed frame.`,
 	flags := cmd.Flags()
 	flags.BoolVar(&opts.json, "json", false, "print the closers as v4 rows, one JSON object per line")
 	flags.BoolVar(&opts.append, "append", false, "append the closers to FILE (under session.lock, fsynced)")
+	addVocabularyFlags(flags, &opts.vocab)
 	return cmd
 }
 
@@ -85,7 +87,11 @@ func runRepair(opts repairOptions, s *streams) error {
 		}
 		before = info
 	}
-	events, err := openSession(opts.file, s, migrate.Options{Recovery: v2.Recoverable})
+	v, err := opts.vocab.resolve()
+	if err != nil {
+		return err
+	}
+	events, err := openSession(opts.file, s, migrate.Options{Recovery: v2.Recoverable, Vocabulary: v})
 	if err != nil {
 		return err
 	}

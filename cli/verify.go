@@ -13,6 +13,7 @@ import (
 	"github.com/dshlog/dshlog/jsonv"
 	"github.com/dshlog/dshlog/migrate"
 	"github.com/dshlog/dshlog/verify"
+	"github.com/dshlog/dshlog/vocab"
 )
 
 // verifyOptions are the inputs of dshlog verify.
@@ -20,6 +21,7 @@ type verifyOptions struct {
 	files  []string
 	json   bool
 	strict bool
+	vocab  vocabularyFlags
 }
 
 func init() { addVerb(newVerifyCommand) }
@@ -44,10 +46,15 @@ fork closers appear only where dsh writes them. Warnings (an open tail turn, a
 torn last line, an empty answer in a completed turn) fail a file only with
 --strict; infos (an unknown ignorable event, which dsh keeps opaque) never do.
 
+An event type the dsh build does not know (--dsh, default the current
+official line) is an unknown-event-type error, as that dsh refuses the log;
+when a build dshlog knows of declares the type, a hint line names it and the
+flag that accepts it (--dsh NAME, or --vocabulary with the fork's files).
+
 Findings are printed as "FILE:LINE: seq N: SEVERITY: [CODE] message" (the
 line and seq are left out where there is none). With --json, each finding is
 a JSON object with the keys file, line, seq, code, severity and message (line
-and seq null when there is none), and each file ends with a summary object
+and seq null when there is none), and hint when the finding has one, and each file ends with a summary object
 with the keys file, result ("ok", "problems" or "unreadable"), errors,
 warnings and info.
 
@@ -66,6 +73,7 @@ when a file could not be read.`,
 	}
 	cmd.Flags().BoolVar(&opts.json, "json", false, "print one JSON object per finding and per file summary")
 	cmd.Flags().BoolVar(&opts.strict, "strict", false, "fail a file on warnings too")
+	addVocabularyFlags(cmd.Flags(), &opts.vocab)
 	return cmd
 }
 
@@ -80,11 +88,15 @@ func (t fileTally) problems(strict bool) int {
 }
 
 func runVerify(opts verifyOptions, s *streams) error {
+	v, err := opts.vocab.resolve()
+	if err != nil {
+		return err
+	}
 	out := bufio.NewWriter(s.out)
 	defer out.Flush()
 	problems, failed, unreadable := 0, 0, 0
 	for _, file := range opts.files {
-		tally, err := verifyFile(file, opts, s, out)
+		tally, err := verifyFile(file, opts, v, s, out)
 		if err != nil {
 			unreadable++
 			out.Flush()
@@ -116,9 +128,9 @@ func runVerify(opts verifyOptions, s *streams) error {
 
 // verifyFile checks one file and prints its findings as they come; the
 // error says the file could not be read.
-func verifyFile(file string, opts verifyOptions, s *streams, out *bufio.Writer) (fileTally, error) {
+func verifyFile(file string, opts verifyOptions, v *vocab.Vocabulary, s *streams, out *bufio.Writer) (fileTally, error) {
 	var tally fileTally
-	events, err := openSession(file, s, migrate.Options{Recovery: v2.Recoverable})
+	events, err := openSession(file, s, migrate.Options{Recovery: v2.Recoverable, Vocabulary: v})
 	if err != nil {
 		return tally, err
 	}
@@ -157,6 +169,10 @@ func writeFinding(w io.Writer, asJSON bool, file string, f verify.Finding) {
 		b = jsonv.AppendString(b, f.Severity.String())
 		b = append(b, `,"message":`...)
 		b = jsonv.AppendString(b, f.Message)
+		if f.Hint != "" {
+			b = append(b, `,"hint":`...)
+			b = jsonv.AppendString(b, f.Hint)
+		}
 		b = append(b, "}\n"...)
 		w.Write(b)
 		return
@@ -173,6 +189,9 @@ func writeFinding(w io.Writer, asJSON bool, file string, f verify.Finding) {
 		b = append(b, ": "...)
 	}
 	b = fmt.Appendf(b, "%s: [%s] %s\n", f.Severity, f.Code, f.Message)
+	if f.Hint != "" {
+		b = fmt.Appendf(b, "%s: hint: %s\n", file, f.Hint)
+	}
 	w.Write(b)
 }
 

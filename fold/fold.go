@@ -5,6 +5,9 @@
 // from the events strictly before its settlement, the closers crash repair
 // appends to an open tail, and fork seeds.
 //
+// Which event types exist, and so which ignorable events are opaque, is the
+// vocabulary of the dsh build that wrote the log (NewWith).
+//
 // A Fold is incremental and single-pass: Apply takes the events in seq
 // order and validates each one with dsh's exact surface guards (in dsh's
 // order) before committing it, so a refused event leaves the fold
@@ -16,14 +19,18 @@
 // which the tool-result rewrite guard compares), the record of every replacement (its
 // seqs only), the tools of every request/header (developer tool additions
 // may name any earlier header), the latest canonical header and tool-history
-// state, and the open turn's step and pending tool calls. It never holds a
+// state, the open turn's step and pending tool calls, and the working
+// directory of the last working-directory/change. It never holds a
 // log-only event, a shadowed node's message or an assistant message's
 // embedded stream.
 package fold
 
 import (
+	"strings"
+
 	"github.com/dshlog/dshlog/jsonv"
 	"github.com/dshlog/dshlog/session"
+	"github.com/dshlog/dshlog/vocab"
 )
 
 // Fold is the model view of a session folded up to some event.
@@ -37,16 +44,39 @@ type Fold struct {
 	contentGeneration int
 	replacements      []Replacement
 
-	headerTools map[int64]jsonv.Value // tools of each request/header, by seq
-	header      headerState
-	toolHistory toolHistory
-	turn        turnState
-	settlements int
+	vocab         *vocab.Vocabulary     // the event types of the dsh build that wrote the log
+	workingDir    string                // data.cwd of the last working-directory/change
+	workingDirSeq int64                 // its seq, or -1 when there was none
+	headerTools   map[int64]jsonv.Value // tools of each request/header, by seq
+	header        headerState
+	toolHistory   toolHistory
+	turn          turnState
+	settlements   int
 }
 
-// New returns the fold of an empty log.
-func New() *Fold {
-	return &Fold{headerTools: map[int64]jsonv.Value{}}
+// New returns the fold of an empty log written by the default dsh build
+// (vocab.Default).
+func New() *Fold { return NewWith(vocab.Default()) }
+
+// NewWith returns the fold of an empty log written by the dsh build whose
+// vocabulary is v: an ignorable event of a type outside it is opaque.
+func NewWith(v *vocab.Vocabulary) *Fold {
+	return &Fold{vocab: v, workingDirSeq: -1, headerTools: map[int64]jsonv.Value{}}
+}
+
+// WorkingDirectory returns the effective working directory dsh's
+// working-directory projection derives: the cwd of the last
+// working-directory/change and its seq, or headerCwd (the header's cwd, the
+// original project; nil when it has none) and seq -1 when there was no
+// change. ok is false when there is neither.
+func (f *Fold) WorkingDirectory(headerCwd *string) (cwd string, seq int64, ok bool) {
+	if f.workingDirSeq >= 0 {
+		return f.workingDir, f.workingDirSeq, true
+	}
+	if headerCwd != nil {
+		return *headerCwd, -1, true
+	}
+	return "", -1, false
 }
 
 // Node is one entry of the surface: an event whose message is in the
@@ -138,6 +168,9 @@ func (f *Fold) Apply(ev session.Event) error {
 		tools := ev.Data().Field("header").Field("tools")
 		f.headerTools[ev.Seq] = tools
 		f.header.apply(ev)
+	}
+	if ev.Type == vocab.WorkingDirectoryChange {
+		f.workingDir, f.workingDirSeq = strings.Clone(ev.Data().Field("cwd").Text()), ev.Seq
 	}
 	f.toolHistory.apply(ev, f.headerTools)
 	f.turn.apply(ev)

@@ -8,6 +8,7 @@ import (
 	"github.com/dshlog/dshlog/codec/jsform"
 	"github.com/dshlog/dshlog/jsonv"
 	"github.com/dshlog/dshlog/session"
+	"github.com/dshlog/dshlog/vocab"
 )
 
 // planKind says what a validated event does to the surface.
@@ -42,7 +43,7 @@ func (f *Fold) plan(ev session.Event) (plan, error) {
 	if ev.Seq != f.next {
 		return plan{}, refusef("session event seq %d is not contiguous; expected %d", ev.Seq, f.next)
 	}
-	op, err := surfaceOpOf(ev)
+	op, err := surfaceOpOf(ev, f.vocab)
 	if err != nil {
 		return plan{}, err
 	}
@@ -202,11 +203,12 @@ func detach(v jsonv.Value) jsonv.Value {
 }
 
 // surfaceOpOf validates an event's surface metadata (surfaceOpOf,
-// surface.ts@103e8703) and returns its operation.
-func surfaceOpOf(ev session.Event) (session.SurfaceOp, error) {
+// surface.ts@103e8703) and returns its operation; v is the vocabulary of
+// the build that wrote the log.
+func surfaceOpOf(ev session.Event, v *vocab.Vocabulary) (session.SurfaceOp, error) {
 	rawOp, hasOp := ev.Row.Get("surfaceOp")
 	if !IsSurfaceEligible(ev.Type) {
-		if !IsKnownType(ev.Type) && ev.Ignorable() {
+		if ev.Ignorable() && !v.Has(ev.Type) {
 			return session.SurfaceOp{}, nil // opaque: its metadata is never looked at
 		}
 		if hasOp {

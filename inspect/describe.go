@@ -126,6 +126,8 @@ func summarize(eventType string, data jsonv.Value) string {
 		return quote(data.Field("title").Text()) + " (messages " + SeqList(counts(data.Field("messageSeqs"))) + ")"
 	case "compaction/summary":
 		return compactionSummary(data)
+	case "working-directory/change":
+		return "working directory changed to " + quote(data.Field("cwd").Text())
 	}
 	return fields(data)
 }

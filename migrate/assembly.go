@@ -8,6 +8,7 @@ import (
 	"github.com/dshlog/dshlog/migrate/v2to3"
 	"github.com/dshlog/dshlog/migrate/v3to4"
 	"github.com/dshlog/dshlog/session"
+	"github.com/dshlog/dshlog/vocab"
 )
 
 // oldestVersion is the oldest format this build migrates.
@@ -19,8 +20,12 @@ const historicalVersion = v3.Version
 
 // newCatalog assembles dsh's v4 catalog with the v3→v4 edge bound to one
 // parent's child evidence (dsh's createSessionFormatCatalogWithChildren;
-// nil evidence declares no children).
-func newCatalog(children []v3to4.ChildFact) *catalog {
+// nil evidence declares no children), whose v4 restore judges events by the
+// vocabulary v (nil: the default build's).
+func newCatalog(children []v3to4.ChildFact, v *vocab.Vocabulary) *catalog {
+	if v == nil {
+		v = vocab.Default()
+	}
 	chain, err := NewChain(oldestVersion, currentVersion, v4.ValidateHeader, v0to1.Edge{}, v1to2.Edge{}, v2to3.Edge{}, v3to4.New(children))
 	if err != nil {
 		panic(err) // the assembly is static: a failure is a bug of this file
@@ -29,7 +34,7 @@ func newCatalog(children []v3to4.ChildFact) *catalog {
 		chain:  chain,
 		codecs: map[int]codec{0: v0Codec, 1: v1Codec, 2: v2Codec, 3: v3Codec, 4: v4Codec},
 		newValidator: func(h session.Header) validator {
-			return v4.NewRestorer(h, v4.KnownEventTypes)
+			return v4.NewRestorer(h, v)
 		},
 	}
 }

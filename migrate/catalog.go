@@ -94,7 +94,7 @@ type HeaderInfo struct {
 // as dsh's list and stat do: current, migration required, unsupported
 // (newer, or older with no path) or malformed, with the current header it
 // would have.
-func ReadHeader(hv jsonv.Value) HeaderInfo { return newCatalog(nil).readHeader(hv) }
+func ReadHeader(hv jsonv.Value) HeaderInfo { return newCatalog(nil, nil).readHeader(hv) }
 
 func (c *catalog) readHeader(hv jsonv.Value) HeaderInfo {
 	info := HeaderInfo{StoredVersion: -1, TargetVersion: c.chain.Current()}

@@ -59,7 +59,7 @@ func TestCheckedDecoding(t *testing.T) {
 			continue
 		}
 		version, ok := hv.Field("version").Count()
-		cd, known := newCatalog(nil).codecs[int(version)]
+		cd, known := newCatalog(nil, nil).codecs[int(version)]
 		if !ok || !known || version < 2 {
 			continue
 		}

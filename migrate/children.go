@@ -15,6 +15,7 @@ import (
 	"github.com/dshlog/dshlog/jsonv"
 	"github.com/dshlog/dshlog/migrate/v3to4"
 	"github.com/dshlog/dshlog/session"
+	"github.com/dshlog/dshlog/vocab"
 )
 
 // SourceChangedError says a file changed while it was being migrated (dsh's
@@ -48,7 +49,7 @@ func gatherChildren(path string, hv jsonv.Value, version int, opts OpenOptions) 
 	}
 	var paths, warnings []string
 	for _, cf := range files {
-		child, err := readChild(cf, parentID, opts.StoreRoot)
+		child, err := readChild(cf, parentID, opts.StoreRoot, opts.Vocabulary)
 		var changed *SourceChangedError
 		if errors.As(err, &changed) {
 			return nil, nil, nil, err
@@ -216,13 +217,13 @@ func highestGeneration(dir string) (string, bool) {
 // evidence, as dsh's prepareCatalogFacts does. A child that cannot be read
 // or reduced still gives evidence, without a descriptor, and the error
 // says why; a child whose header changed since it was found is fatal.
-func readChild(cf childFile, parentID, storeRoot string) (v3to4.ChildFact, error) {
+func readChild(cf childFile, parentID, storeRoot string, v *vocab.Vocabulary) (v3to4.ChildFact, error) {
 	sourcePath := cf.path
 	if storeRoot != "" {
 		sourcePath = filepath.Join(storeRoot, projectDirName(cf.header.Cwd), encodeSegment(cf.header.ID), logFilename(cf.version, false))
 	}
 	unavailable := v3to4.ChildFact{ChildID: cf.header.ID, ChildCreatedAt: cf.header.CreatedAt, SourcePath: sourcePath}
-	h, reduce, err := restoreChild(cf.path)
+	h, reduce, err := restoreChild(cf.path, v)
 	if err != nil {
 		return unavailable, err
 	}
@@ -247,7 +248,7 @@ func sameString(a, b *string) bool {
 // (recoverable, current validation; v3 and older with the historical
 // catalog) and returns its restored header and the reduction of its
 // artifact to catalog evidence. Only its subagent descriptors are kept.
-func restoreChild(path string) (session.Header, func() (v3to4.ChildFact, error), error) {
+func restoreChild(path string, v *vocab.Vocabulary) (session.Header, func() (v3to4.ChildFact, error), error) {
 	f, err := openPlain(path, nil, nil, false)
 	if err != nil {
 		return session.Header{}, nil, err
@@ -258,7 +259,7 @@ func restoreChild(path string) (session.Header, func() (v3to4.ChildFact, error),
 	if err != nil {
 		return session.Header{}, nil, err
 	}
-	cat := newCatalog(nil)
+	cat := newCatalog(nil, v)
 	if version <= historicalVersion {
 		cat = newHistoricalCatalog()
 	}

@@ -2,6 +2,7 @@ package migrate
 
 import (
 	"github.com/dshlog/dshlog/codec/v0"
+	"github.com/dshlog/dshlog/codec/v1"
 	"github.com/dshlog/dshlog/codec/v2"
 	"github.com/dshlog/dshlog/codec/v3"
 	"github.com/dshlog/dshlog/codec/v4"
@@ -108,7 +109,7 @@ var v4Codec = codec{
 	},
 }
 
-// releasedV0Codec reads the shared v0/v1 layout of the given version.
+// releasedV0Codec reads the v0 layout with a header of the given version.
 func releasedV0Codec(version int) codec {
 	return codec{
 		version: version,
@@ -122,8 +123,17 @@ func releasedV0Codec(version int) codec {
 	}
 }
 
-// v0Codec and v1Codec read released formats v0 and v1.
-var (
-	v0Codec = releasedV0Codec(0)
-	v1Codec = releasedV0Codec(1)
-)
+// v0Codec reads released format v0.
+var v0Codec = releasedV0Codec(0)
+
+// v1Codec reads released format v1, whose rows share v0's layout.
+var v1Codec = codec{
+	version: v1.Version,
+	decodeHeader: func(hv jsonv.Value) (session.Header, error) {
+		h, _, err := v1.DecodeHeader(hv)
+		return h, err
+	},
+	newDecoder: func(hv jsonv.Value, recovery v2.Recovery) (rowDecoder, error) {
+		return v1.NewDecoder(hv, recovery)
+	},
+}

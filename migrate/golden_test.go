@@ -12,6 +12,7 @@ import (
 
 	"github.com/dshlog/dshlog/codec/v2"
 	"github.com/dshlog/dshlog/session"
+	"github.com/dshlog/dshlog/vocab"
 )
 
 const corpus = "../testdata/corpus"
@@ -108,9 +109,12 @@ func edgeCases(t *testing.T, dir string) []goldenCase {
 	return out
 }
 
+// checkGolden migrates a case with the vocabulary of zDSH, the build the
+// goldens were made with.
 func checkGolden(t *testing.T, c goldenCase, recovery v2.Recovery) {
 	want, wantErr := expected(t, c.expected, recovery)
-	got, err := migrateFile(c.input, OpenOptions{Options: Options{Recovery: recovery}, ChildFiles: c.children, StoreRoot: "/sessions"})
+	opts := Options{Recovery: recovery, Vocabulary: vocab.Zdsh.Vocabulary()}
+	got, err := migrateFile(c.input, OpenOptions{Options: opts, ChildFiles: c.children, StoreRoot: "/sessions"})
 	switch {
 	case err != nil && wantErr == "":
 		t.Fatalf("refused, want %d bytes:\n%v", len(want), err)

@@ -16,6 +16,7 @@ import (
 	"github.com/dshlog/dshlog/jsonv"
 	"github.com/dshlog/dshlog/migrate/v3to4"
 	"github.com/dshlog/dshlog/session"
+	"github.com/dshlog/dshlog/vocab"
 )
 
 // Options say how a session is read.
@@ -27,6 +28,10 @@ type Options struct {
 	// v3→v4 edge completes the parent's catalog from; nil means none (dsh's
 	// empty evidence list). Open fills it from the files it finds.
 	Children []v3to4.ChildFact
+	// Vocabulary is the event vocabulary of the dsh build that wrote the
+	// session, which the v4 restore judges its events by; nil means the
+	// default build's (vocab.Default).
+	Vocabulary *vocab.Vocabulary
 }
 
 // Reader streams the current-format (v4) events of a session file of any
@@ -42,6 +47,7 @@ type Reader struct {
 	// as createdAt + seq, as the corpus restore rules do.
 	Snapshot bool
 
+	vocab   *vocab.Vocabulary
 	lines   *jsonl.Reader
 	ahead   *readAhead // reads and parses lines from lines once the body is read
 	restore *restore
@@ -70,13 +76,16 @@ func startReader(lines *jsonl.Reader, hv jsonv.Value, version int, opts Options)
 	if named, ok := GenerationOf(filepath.Base(lines.Name())); ok && named != version {
 		return nil, lineError(lines, 1, session.Plainf("resolved JSONL source filename identifies v%d, but its header identifies v%d", named, version))
 	}
-	r := &Reader{lines: lines, SourceVersion: version}
+	r := &Reader{lines: lines, SourceVersion: version, vocab: opts.Vocabulary}
+	if r.vocab == nil {
+		r.vocab = vocab.Default()
+	}
 	validation := Transformed
 	if version == currentVersion {
 		validation = Current
 	}
 	var err error
-	r.restore, err = newCatalog(opts.Children).newRestore(hv, opts.Recovery, validation, r.collect)
+	r.restore, err = newCatalog(opts.Children, r.vocab).newRestore(hv, opts.Recovery, validation, r.collect)
 	if err != nil {
 		return nil, lineError(lines, 1, err)
 	}
@@ -226,6 +235,9 @@ func (r *Reader) close() {
 
 // Cut returns the inherited event count; valid after Next returned io.EOF.
 func (r *Reader) Cut() int64 { return r.cut }
+
+// Vocabulary returns the event vocabulary the session is judged by.
+func (r *Reader) Vocabulary() *vocab.Vocabulary { return r.vocab }
 
 // TornTail reports whether a torn last line was dropped; valid after Next
 // returned io.EOF.

@@ -37,6 +37,9 @@ type Finding struct {
 	// Message says what is wrong; where dsh refuses, it is dsh's own text
 	// as dsh prints it ("<Class>: <message>").
 	Message string
+	// Hint is a likely fix, or "" (for an unknown event type: the build
+	// that declares it and the flag that would accept it).
+	Hint string
 }
 
 // The finding codes. Codec and session refusals carry dsh's verdicts; the
@@ -65,4 +68,5 @@ const (
 	CodeEmptyAssistant       = "empty-assistant"
 	CodeTornTail             = "torn-tail"
 	CodeUnknownIgnorable     = "unknown-ignorable"
+	CodeUnknownEventType     = "unknown-event-type"
 )

@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/dshlog/dshlog/codec/v4"
 	"github.com/dshlog/dshlog/fold"
 	"github.com/dshlog/dshlog/jsonv"
 	"github.com/dshlog/dshlog/session"
+	"github.com/dshlog/dshlog/vocab"
 )
 
 // judge folds a session's events as dsh's Session loads them and checks
@@ -16,6 +16,7 @@ import (
 type judge struct {
 	report      func(Finding)
 	rowPerEvent bool // line = seq + 2
+	vocab       *vocab.Vocabulary
 	fold        *fold.Fold
 	// loading is true while every event so far was accepted by the codec
 	// and loaded by the Session fold; after a refusal dsh reads no further,
@@ -66,8 +67,8 @@ type stepState struct {
 	empty       []int64 // empty assistant messages in the open turn
 }
 
-func newJudge(report func(Finding), rowPerEvent bool) *judge {
-	return &judge{report: report, rowPerEvent: rowPerEvent, fold: fold.New(), loading: true,
+func newJudge(report func(Finding), rowPerEvent bool, v *vocab.Vocabulary) *judge {
+	return &judge{report: report, rowPerEvent: rowPerEvent, vocab: v, fold: fold.NewWith(v), loading: true,
 		lastSeq: -1, systemAppend: -1, crashEnd: -1, orphan: -1, step: stepState{interrupted: -1}}
 }
 
@@ -83,7 +84,7 @@ func (j *judge) find(code string, severity Severity, seq int64, format string, a
 // event judges the next event the codec accepted.
 func (j *judge) event(ev session.Event) {
 	j.lastSeq = ev.Seq
-	if !v4.KnownEventTypes.Has(ev.Type) && ev.Ignorable() {
+	if !j.vocab.Has(ev.Type) && ev.Ignorable() {
 		j.find(CodeUnknownIgnorable, Info, ev.Seq, "ignorable event type %q is unknown to dsh, which keeps it opaque", ev.Type)
 	}
 	if !j.loading {

@@ -1,6 +1,8 @@
 package verify
 
 import (
+	"github.com/dshlog/dshlog/vocab"
+
 	"slices"
 	"testing"
 
@@ -33,7 +35,7 @@ func TestSeriesRule(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var got []string
-			j := newJudge(func(f Finding) { got = append(got, f.Code) }, true)
+			j := newJudge(func(f Finding) { got = append(got, f.Code) }, true, vocab.Default())
 			j.prev = &request{index: 1, seq: 5, count: 1, messages: []jsonv.Value{a}}
 			j.seriesSince = tt.series
 			j.seedSince, j.seedGen = tt.seedGen >= 0, tt.seedGen

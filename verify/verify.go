@@ -31,7 +31,12 @@
 //	open-tail                  warning  the log ends inside a turn: crash repair would close it
 //	empty-assistant            warning  an empty assistant message in a turn that completes normally (W13)
 //	torn-tail                  warning  the last line is torn (no final newline); dsh drops it
+//	unknown-event-type         error    an event type the chosen dsh build does not know, which it refuses;
+//	                                    the hint names a build that declares it and the flag that accepts it
 //	unknown-ignorable          info     an ignorable event dsh does not know, opaque to it (§1.6)
+//
+// Which event types exist is the vocabulary of the dsh build that wrote the
+// log, the one the reader was opened with (migrate.Options.Vocabulary).
 //
 // Memory is that of the fold (the live surface) plus the previous request's
 // messages, never the whole log.
@@ -39,8 +44,10 @@ package verify
 
 import (
 	"errors"
+	"fmt"
 	"io"
 
+	"github.com/dshlog/dshlog/codec/jsform"
 	"github.com/dshlog/dshlog/codec/v4"
 	"github.com/dshlog/dshlog/jsonl"
 	"github.com/dshlog/dshlog/migrate"
@@ -53,7 +60,7 @@ import (
 func Check(r *migrate.Reader, report func(Finding)) error {
 	// A v4 file holds one event per row after the header, in seq order; a
 	// migrated file's events have no line of their own.
-	j := newJudge(report, r.SourceVersion == v4.Version)
+	j := newJudge(report, r.SourceVersion == v4.Version, r.Vocabulary())
 	for {
 		ev, err := r.Next()
 		if err == io.EOF {
@@ -104,6 +111,19 @@ func (j *judge) codecFinding(code string, err error, seq int64) error {
 		return err
 	}
 	f := Finding{Code: code, Severity: Error, Seq: -1, Message: refusal.Text()}
+	var unknown *v4.UnknownTypeError
+	if errors.As(err, &unknown) {
+		f.Code = CodeUnknownEventType
+		f.Message = fmt.Sprintf("event type %s is unknown to dsh %s, which refuses the log (%s)",
+			jsform.Quote(unknown.Type), j.vocab.Build().Name, refusal.Text())
+		f.Hint, _ = j.vocab.Hint(unknown.Type)
+		if j.rowPerEvent {
+			f.Seq, f.Line = unknown.Seq, int(unknown.Seq)+2
+		}
+		j.report(f)
+		j.loading = false
+		return nil
+	}
 	var located *jsonl.Error
 	atRow := errors.As(err, &located) && located.Line > 0
 	switch {

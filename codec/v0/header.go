@@ -1,8 +1,9 @@
-// Package v0 is dsh's physical codec of the released formats v0 and v1,
-// which share one layout and differ only in the header's version: the
-// header with its numeric inherited cut (seedLength), event rows, packed
-// Assistant chunk rows kept as compact runs, the v0/v1 sourceEventSeqs
-// ranges and the recoverable row scan.
+// Package v0 is dsh's physical codec of the released format v0, whose row
+// layout format v1 shares (codec/v1 holds v1's header rules and entry point
+// and reads its rows with this package): the header with its numeric
+// inherited cut (seedLength), event rows, packed Assistant chunk rows kept as
+// compact runs, the v0/v1 sourceEventSeqs ranges and the recoverable row
+// scan. Functions that serve both formats take the version.
 package v0
 
 import (

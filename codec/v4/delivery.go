@@ -58,16 +58,33 @@ type CatalogEntry struct {
 // catalog fact — version 0 (mode continuable or one-shot) or 1 (also
 // unknown), a string childId, a string label (required when continuable) and
 // a count childCreatedAt. subject names the payload in the refusal
-// ("subagent/catalog" for an event).
+// ("subagent/catalog" for an event). These are the versions of the build the
+// goldens were made with; the official line adds version 2 (see
+// catalogFact).
 func CatalogFact(v jsonv.Value, subject string) (CatalogEntry, error) {
+	return catalogFact(v, subject, false)
+}
+
+// catalogFact is CatalogFact, also admitting the official line's version 2
+// (mode external, label optional: a child with no local Session) when
+// external is true (persistence change 2026-09-19-external-subagent-catalog).
+func catalogFact(v jsonv.Value, subject string, external bool) (CatalogEntry, error) {
 	version := v.Field("version")
 	childID, idOK := v.Field("childId").Str()
 	mode, _ := v.Field("mode").Str()
-	modeOK := v.Field("mode").Kind() == jsonv.String && (mode == "continuable" || mode == "one-shot" || mode == "unknown")
+	isMode := v.Field("mode").Kind() == jsonv.String
 	label, hasLabel := v.Get("label")
 	labelText, labelOK := label.Str()
-	if !isObject(v) || !(isNumber(version, 0) || isNumber(version, 1)) || !idOK || !modeOK ||
-		(isNumber(version, 0) && mode == "unknown") ||
+	var versionOK bool
+	switch {
+	case isNumber(version, 0):
+		versionOK = isMode && (mode == "continuable" || mode == "one-shot")
+	case isNumber(version, 1):
+		versionOK = isMode && (mode == "continuable" || mode == "one-shot" || mode == "unknown")
+	case isNumber(version, 2):
+		versionOK = external && isMode && mode == "external"
+	}
+	if !isObject(v) || !versionOK || !idOK ||
 		(mode == "continuable" && !labelOK) ||
 		(hasLabel && !labelOK) {
 		return CatalogEntry{}, session.FormatErrorf("%s requires a supported versioned catalog fact", subject)

@@ -134,14 +134,24 @@ func (r *retryChains) start(id string, attempt int64, turn, step scalar) error {
 // headerTools summarizes a request header's tools for developer tool
 // additions: each object tool with a string name, and whether its
 // definition is complete (string description, object parameters).
+//
+// In dsh's normalized snapshot form the tools may be the placeholder
+// "{{tools}}" (unseen: nothing can be checked) or the tool names alone (the
+// names are checked; completeness, which needs the schemas, counts as
+// given): dsh accepts its own recordings, so a reader without the schemas
+// must not refuse on what it cannot see.
 type headerTools struct {
 	names    []string
 	complete []bool
+	unseen   bool // the snapshot placeholder "{{tools}}"
 }
 
 // lookup returns how many tools carry the name and whether the first is
 // complete.
 func (h *headerTools) lookup(name string) (matches int, complete bool) {
+	if h.unseen {
+		return 1, true
+	}
 	for i, n := range h.names {
 		if n == name {
 			if matches == 0 {
@@ -158,12 +168,21 @@ func (h *headerTools) lookup(name string) (matches int, complete bool) {
 func (l *lifecycle) shareHeaderTools(tools jsonv.Value) *headerTools {
 	var h headerTools
 	var shape strings.Builder
+	if tools.Kind() == jsonv.String {
+		h.unseen = true
+		shape.WriteString("{{tools}}")
+	}
 	for _, tool := range tools.Elements() {
 		name, ok := tool.Field("name").Str()
-		if !isObject(tool) || !ok {
+		complete := ok && tool.Field("description").Kind() == jsonv.String && isObject(tool.Field("parameters"))
+		if snapshotName, isName := tool.Str(); isName {
+			name, ok, complete = snapshotName, true, true // a snapshot names the tool only
+		} else if !isObject(tool) {
+			ok = false
+		}
+		if !ok {
 			continue
 		}
-		complete := tool.Field("description").Kind() == jsonv.String && isObject(tool.Field("parameters"))
 		h.names = append(h.names, name)
 		h.complete = append(h.complete, complete)
 		shape.Write(jsonv.AppendString(nil, name))

@@ -7,6 +7,7 @@ import (
 	"github.com/dshlog/dshlog/codec/jsform"
 	"github.com/dshlog/dshlog/jsonv"
 	"github.com/dshlog/dshlog/session"
+	"github.com/dshlog/dshlog/vocab"
 )
 
 // The event types dsh's lifecycle relationships interpret.
@@ -50,7 +51,7 @@ const notStartedText = "The tool call was interrupted before the Harness recorde
 // seqs of human user messages and commands and the tool names of each
 // request header (shared between equal headers).
 type lifecycle struct {
-	vocab Vocabulary
+	vocab *vocab.Vocabulary
 	err   error
 
 	crossErr     error // pending refusal of a turn crossing an open compaction
@@ -91,9 +92,9 @@ type dispatch struct {
 	parent, name, arguments string
 }
 
-func newLifecycle(vocab Vocabulary) *lifecycle {
+func newLifecycle(v *vocab.Vocabulary) *lifecycle {
 	return &lifecycle{
-		vocab:         vocab,
+		vocab:         v,
 		prepassStart:  -1,
 		nextTurn:      1,
 		nextStep:      1,

@@ -7,14 +7,15 @@ import (
 
 	"github.com/dshlog/dshlog/jsonv"
 	"github.com/dshlog/dshlog/session"
+	"github.com/dshlog/dshlog/vocab"
 )
 
 // restore runs the Restorer over rows (seq and time are given by position
 // unless a row has its own) of a session with header h and cut, and returns
 // the refusal text or "".
-func restore(t *testing.T, h session.Header, vocab Vocabulary, cut int64, rows ...string) string {
+func restore(t *testing.T, h session.Header, v *vocab.Vocabulary, cut int64, rows ...string) string {
 	t.Helper()
-	r := NewRestorer(h, vocab)
+	r := NewRestorer(h, v)
 	for i, text := range rows {
 		row, err := jsonv.Parse([]byte(text))
 		if err != nil {
@@ -72,7 +73,7 @@ const notStarted = `,"error":{"name":"ToolNotStartedError","code":"TOOL_NOT_STAR
 
 func TestRestorerArtifact(t *testing.T) {
 	seeded := session.Header{Version: 4, ID: "child", CreatedAt: 1, IsSeeded: true, ParentSession: session.Str("parent")}
-	small := NewVocabulary("feedback/record", "session/end-seed", "subagent/catalog", DeliveryType)
+	small := vocab.Of("feedback/record", "session/end-seed", "subagent/catalog", DeliveryType)
 	fact := `{"type":"feedback/record","data":{}}`
 	marker := `{"type":"session/end-seed","data":{"inherited":true}}`
 	delivery := func(version int, id string) string {
@@ -129,11 +130,11 @@ func TestRestorerArtifact(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			vocab := KnownEventTypes
+			v := vocab.Zdsh.Vocabulary()
 			if strings.HasPrefix(tt.name, "marker") || strings.HasPrefix(tt.name, "cut") || tt.name == "empty" {
-				vocab = small
+				v = small
 			}
-			if got := restore(t, tt.header, vocab, tt.cut, tt.rows...); got != tt.want {
+			if got := restore(t, tt.header, v, tt.cut, tt.rows...); got != tt.want {
 				t.Errorf("got  %q\nwant %q", got, tt.want)
 			}
 		})
@@ -288,24 +289,40 @@ func TestRestorerRelationships(t *testing.T) {
 		{"developer tool incomplete", []string{turnStart, stepStart, header,
 			`{"type":"developer/message","data":{"turn":1,"step":1,"headerSeq":2,"message":{"id":"d","role":"developer","source":{"kind":"tools"},"content":[{"type":"tool-addition","toolName":"half"}]}},"surfaceOp":"append"}`},
 			fe + `developer/message tool-addition "half" requires a complete tool definition in headerSeq 2`},
+		{"snapshot tool names: name checked", []string{turnStart, stepStart, namesHeader,
+			addition("bash")}, ""},
+		{"snapshot tool names: unknown name", []string{turnStart, stepStart, namesHeader, addition("read")},
+			fe + `developer/message tool-addition "read" must name exactly one tool in headerSeq 2`},
+		{"snapshot tool names: repeated name", []string{turnStart, stepStart, strings.Replace(namesHeader, `["bash"`, `["bash","bash"`, 1), addition("bash")},
+			fe + `developer/message tool-addition "bash" must name exactly one tool in headerSeq 2`},
+		{"snapshot tools placeholder: nothing to check", []string{turnStart, stepStart, strings.Replace(namesHeader, `["bash","half"]`, `"{{tools}}"`, 1), addition("read")}, ""},
 		{"user source", []string{`{"type":"user/message","data":{"source":1},"surfaceOp":"append"}`}, fe + "format v4 message requires a producer-owned source kind"},
 		{"message required", []string{`{"type":"assistant/message","data":{}}`}, fe + "assistant/message requires a message"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := restore(t, unseeded, KnownEventTypes, 0, tt.rows...); got != tt.want {
+			if got := restore(t, unseeded, vocab.Zdsh.Vocabulary(), 0, tt.rows...); got != tt.want {
 				t.Errorf("got  %q\nwant %q", got, tt.want)
 			}
 		})
 	}
 }
 
+// namesHeader is a request/header in dsh's normalized snapshot form, naming
+// its tools instead of giving their schemas.
+const namesHeader = `{"type":"request/header","data":{"header":{"config":{"provider":"p","model":"m"},"tools":["bash","half"]},"reason":"initial"}}`
+
+// addition is a developer/message adding the tool name, after the header at seq 2.
+func addition(name string) string {
+	return `{"type":"developer/message","data":{"turn":1,"step":1,"headerSeq":2,"message":{"id":"d","role":"developer","source":{"kind":"tools"},"content":[{"type":"tool-addition","toolName":"` + name + `"}]}},"surfaceOp":"append"}`
+}
+
 func fact() string { return `{"type":"feedback/record","data":{}}` }
 
 // TestRestorerUnknownHeader covers a vocabulary without request/header.
 func TestRestorerUnknownHeader(t *testing.T) {
-	vocab := NewVocabulary("turn/start", "step/start", "developer/message")
-	got := restore(t, unseeded, vocab, 0, turnStart, stepStart, strings.Replace(header, `"type"`, `"ignorable":true,"type"`, 1),
+	small := vocab.Of("turn/start", "step/start", "developer/message")
+	got := restore(t, unseeded, small, 0, turnStart, stepStart, strings.Replace(header, `"type"`, `"ignorable":true,"type"`, 1),
 		`{"type":"developer/message","data":{"turn":1,"step":1,"headerSeq":2,"message":{"id":"d","role":"developer","source":{"kind":"tools"},"content":[{"type":"tool-addition","toolName":"bash"}]}},"surfaceOp":"append"}`)
 	if want := fe + "developer/message headerSeq must reference a known request/header"; got != want {
 		t.Errorf("got %q, want %q", got, want)

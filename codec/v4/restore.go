@@ -4,6 +4,7 @@ import (
 	"github.com/dshlog/dshlog/codec/jsform"
 	"github.com/dshlog/dshlog/jsonv"
 	"github.com/dshlog/dshlog/session"
+	"github.com/dshlog/dshlog/vocab"
 )
 
 // Restorer is dsh's restoreReleasedV4Artifact, the generation-owned checks
@@ -25,7 +26,7 @@ import (
 // the end.
 type Restorer struct {
 	header session.Header
-	vocab  Vocabulary
+	vocab  *vocab.Vocabulary
 	count  int64
 
 	eventErr   error // first refusal of the per-event pass
@@ -36,15 +37,32 @@ type Restorer struct {
 }
 
 // NewRestorer starts validating the events of a v4 artifact with header h
-// against the event vocabulary (KnownEventTypes for dsh's current reader).
-func NewRestorer(h session.Header, vocab Vocabulary) *Restorer {
+// against the event vocabulary of the dsh build that wrote it.
+func NewRestorer(h session.Header, v *vocab.Vocabulary) *Restorer {
 	return &Restorer{
 		header:     h,
-		vocab:      vocab,
+		vocab:      v,
 		lastMarker: -1,
-		own:        ownership{header: h, pendingDelivery: -1},
-		lifecycle:  newLifecycle(vocab),
+		own:        ownership{header: h, pendingDelivery: -1, externalCatalog: v.ExternalCatalog()},
+		lifecycle:  newLifecycle(v),
 	}
+}
+
+// UnknownTypeError is the refusal of an event whose type the vocabulary
+// does not know and that is not ignorable: dsh's own refusal, plus the type
+// and seq so that a reader can say which build declares it.
+type UnknownTypeError struct {
+	Type string
+	Seq  int64
+	*session.Refusal
+}
+
+// Unwrap returns dsh's refusal.
+func (e *UnknownTypeError) Unwrap() error { return e.Refusal }
+
+func unknownType(typ string, seq int64) error {
+	return &UnknownTypeError{Type: typ, Seq: seq,
+		Refusal: session.Unsupportedf("format v4 contains unknown event type %s at seq %d", jsform.Quote(typ), seq)}
 }
 
 // Add takes the next event of the artifact.
@@ -76,15 +94,18 @@ func (r *Restorer) Add(ev session.Event) {
 // checkEvent is the per-event pass: vocabulary, density and native message
 // admission of known events.
 func (r *Restorer) checkEvent(ev session.Event, index int64) error {
-	known := r.vocab.Has(ev.Type)
-	if !known && !ev.Ignorable() {
-		return session.Unsupportedf("format v4 contains unknown event type %s at seq %d", jsform.Quote(ev.Type), index)
+	typ := r.vocab.Lookup(ev.Type)
+	if typ == nil && !ev.Ignorable() && !r.vocab.AllowsUnknown() {
+		return unknownType(ev.Type, index)
 	}
 	if ev.Seq != index {
 		return session.FormatErrorf("format v4 event %d is not dense", index)
 	}
-	if !known {
+	if typ == nil {
 		return nil
+	}
+	if err := checkDeclared(typ, ev, index); err != nil {
+		return err
 	}
 	if err := checkRetiredSyntax(ev.Row); err != nil {
 		return err
@@ -155,6 +176,7 @@ type ownership struct {
 	pendingDelivery int64 // seq of the first foreign delivery after the last marker, or -1
 	catalogs        []ownCatalog
 	ids             map[string]struct{} // own children of an unseeded session
+	externalCatalog bool                // version-2 (external) catalog facts are valid
 }
 
 type ownCatalog struct {
@@ -195,7 +217,7 @@ func (o *ownership) check(ev session.Event) error {
 	if ev.Type != "subagent/catalog" {
 		return nil
 	}
-	entry, err := CatalogFact(ev.Data(), "subagent/catalog")
+	entry, err := catalogFact(ev.Data(), "subagent/catalog", o.externalCatalog)
 	if !o.header.IsSeeded {
 		if err != nil {
 			return err

@@ -7,7 +7,7 @@
 package v0to1
 
 import (
-	"github.com/dshlog/dshlog/codec/v0"
+	"github.com/dshlog/dshlog/codec/v1"
 	"github.com/dshlog/dshlog/migrate/stage"
 	"github.com/dshlog/dshlog/session"
 )
@@ -36,7 +36,7 @@ func (Edge) MigrateHeader(h session.Header) (session.Header, error) {
 }
 
 // ValidateTargetHeader checks h as a released v1 header.
-func (Edge) ValidateTargetHeader(h session.Header) error { return v0.CheckHeader(h, 1) }
+func (Edge) ValidateTargetHeader(h session.Header) error { return v1.CheckHeader(h) }
 
 // NewStage starts migrating one v0 session's events. The v0 codec always
 // knows the inherited cut from the header, and the edge keeps it.

@@ -9,7 +9,7 @@
 package v1to2
 
 import (
-	"github.com/dshlog/dshlog/codec/v0"
+	"github.com/dshlog/dshlog/codec/v1"
 	"github.com/dshlog/dshlog/codec/v2"
 	"github.com/dshlog/dshlog/jsonv"
 	"github.com/dshlog/dshlog/migrate/stage"
@@ -49,7 +49,7 @@ func (Edge) From() int { return 1 }
 
 // MigrateHeader checks the released v1 header and returns it as v2.
 func (Edge) MigrateHeader(h session.Header) (session.Header, error) {
-	if err := v0.CheckHeader(h, 1); err != nil {
+	if err := v1.CheckHeader(h); err != nil {
 		return h, err
 	}
 	h.Version = 2
@@ -63,7 +63,7 @@ func (Edge) ValidateTargetHeader(h session.Header) error { return v2.CheckHeader
 // by the v1 codec) checks each event's payload as released v1; one fed by
 // the v0→v1 edge relies on that edge's checks. The v1 cut must be known.
 func (Edge) NewStage(in stage.StageInput) (stage.Stage, error) {
-	if err := v0.CheckHeader(in.SourceHeader, 1); err != nil {
+	if err := v1.CheckHeader(in.SourceHeader); err != nil {
 		return nil, err
 	}
 	if in.SourceCut < 0 {

@@ -10,6 +10,7 @@ import (
 	"github.com/dshlog/dshlog/internal/sessiontest"
 	"github.com/dshlog/dshlog/jsonv"
 	"github.com/dshlog/dshlog/session"
+	"github.com/dshlog/dshlog/vocab"
 )
 
 // readV4 reads a v4 file as dsh's native reader does (admission, framing,
@@ -26,7 +27,7 @@ func readV4(data []byte) ([]byte, error) {
 		return nil, err
 	}
 	dec := v4.NewDecoder(h, v2.Strict)
-	restorer := v4.NewRestorer(h, v4.KnownEventTypes)
+	restorer := v4.NewRestorer(h, vocab.Zdsh.Vocabulary())
 	var out []byte
 	if len(body) > 0 {
 		for _, line := range bytes.Split(body, []byte("\n")) {

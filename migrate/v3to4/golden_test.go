@@ -14,6 +14,7 @@ import (
 	"github.com/dshlog/dshlog/jsonv"
 	"github.com/dshlog/dshlog/migrate/stage"
 	"github.com/dshlog/dshlog/session"
+	"github.com/dshlog/dshlog/vocab"
 )
 
 // migrateV3 runs dsh's write-open pipeline on a v3 file with this edge
@@ -61,7 +62,7 @@ func pipeline(data []byte, children []ChildFact, recovery v2.Recovery) ([]byte, 
 	if err != nil {
 		return nil, wrapStage(err)
 	}
-	restorer := v4.NewRestorer(target, v4.KnownEventTypes)
+	restorer := v4.NewRestorer(target, vocab.Zdsh.Vocabulary())
 	var out []byte
 	sink := func(item stage.Item) error {
 		restorer.Add(item.Event)
