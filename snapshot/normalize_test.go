@@ -85,3 +85,12 @@ func clip(s string) string {
 	}
 	return s
 }
+
+func readFile(t *testing.T, path string) []byte {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
