@@ -79,13 +79,6 @@ func firstDiff(got, want []byte) string {
 	return "line counts " + strconv.Itoa(len(gotLines)) + " and " + strconv.Itoa(len(wantLines))
 }
 
-func clip(s string) string {
-	if len(s) > 400 {
-		return s[:400] + "…"
-	}
-	return s
-}
-
 func readFile(t *testing.T, path string) []byte {
 	t.Helper()
 	data, err := os.ReadFile(path)
