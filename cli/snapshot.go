@@ -70,6 +70,7 @@ func idFormats(flags []string) (map[string]string, error) {
 // snapshotNormalizeOptions are the inputs of dshlog snapshot normalize.
 type snapshotNormalizeOptions struct {
 	file, output string
+	valuesOut    string
 	ids          idOptions
 }
 
@@ -92,7 +93,9 @@ Ids already spelled as restore spells them (R1: message-3, id-2, workflow-1,
 normalize gives a log back byte for byte when the same values are supplied;
 --id-format KIND=FORMAT names other spellings. A child normalized alone is
 numbered after its parent (its header's parentSession); name earlier siblings
-with --session in order.
+with --session in order. --values-out writes what the placeholders stood for
+(cwd, ids, system prompts, tool lists, clock) as JSON; "restore --values"
+takes it and gives the log back byte for byte.
 
 FILE is read twice (the first pass learns the ids), never held whole.`,
 		Example: `  dshlog snapshot normalize session.v4.jsonl -o snapshots/scenario/session.v4.jsonl
@@ -104,6 +107,7 @@ FILE is read twice (the first pass learns the ids), never held whole.`,
 		},
 	}
 	cmd.Flags().StringVarP(&opts.output, "output", "o", "-", `write to this file instead of standard output (never overwritten)`)
+	cmd.Flags().StringVar(&opts.valuesOut, "values-out", "", "also write what the placeholders stood for to this JSON file (never overwritten)")
 	opts.ids.addFlags(cmd)
 	return cmd
 }
@@ -118,9 +122,43 @@ func runSnapshotNormalize(opts snapshotNormalizeOptions, s *streams) error {
 		return err
 	}
 	defer closeSrc()
-	return publishOutput(opts.output, s, func(w io.Writer) error {
-		return snapshot.Normalize(w, src, name, normalizeOpts)
+	var recorded snapshot.Recorded
+	err = publishOutput(opts.output, s, func(w io.Writer) error {
+		var err error
+		recorded, err = normalizeTo(w, src, name, normalizeOpts)
+		return err
 	})
+	if err != nil || opts.valuesOut == "" {
+		return err
+	}
+	return publishOutput(opts.valuesOut, s, func(w io.Writer) error {
+		_, err := w.Write(recorded.Encode())
+		return err
+	})
+}
+
+// normalizeTo writes the normalized log to w and returns what its
+// placeholders stood for.
+func normalizeTo(w io.Writer, src io.ReadSeeker, name string, opts snapshot.NormalizeOptions) (snapshot.Recorded, error) {
+	n, err := snapshot.NewNormalizer(src, name, opts)
+	if err != nil {
+		return snapshot.Recorded{}, err
+	}
+	out := bufio.NewWriter(w)
+	var buf []byte
+	for {
+		row, err := n.Next()
+		if err == io.EOF {
+			return n.Recorded(), out.Flush()
+		}
+		if err != nil {
+			return snapshot.Recorded{}, err
+		}
+		buf = append(row.Value.Append(buf[:0]), '\n')
+		if _, err := out.Write(buf); err != nil {
+			return snapshot.Recorded{}, err
+		}
+	}
 }
 
 // snapshotRestoreOptions are the inputs of dshlog snapshot restore.
@@ -133,6 +171,7 @@ type snapshotRestoreOptions struct {
 	replace      []string
 	timeStep     int64
 	noExpected   bool
+	values       string
 }
 
 func newSnapshotRestoreCommand(s *streams) *cobra.Command {
@@ -162,7 +201,11 @@ folders do (system-prompt.expected.md and tool-schemas.expected.json for the
 parent session, system-prompt.K.expected.md and tool-schemas.K.expected.json
 for child K, session.K.v4.jsonl), restore puts them in as dsh's snapshot
 harness does on replay and gives back the log dsh recorded; --no-expected
-ignores them.`,
+ignores them.
+
+--values FILE takes every value from what "normalize --values-out" wrote
+(cwd, ids, prompts, tool lists, clock), so that restore gives back the log
+that was normalized, byte for byte.`,
 		Example: `  dshlog snapshot restore testdata/corpus/dsh/provider-cwd/session.v4.jsonl -o session.v4.jsonl
   dshlog snapshot restore --replace @x1a0f3n9/=@deepseek-ai/ snapshot.jsonl`,
 		Args: cobra.ExactArgs(1),
@@ -180,6 +223,12 @@ ignores them.`,
 	cmd.Flags().StringArrayVar(&opts.replace, "replace", nil, "OLD=NEW: rewrite OLD to NEW in every row (rule R2; repeatable)")
 	cmd.Flags().Int64Var(&opts.timeStep, "time-step", 1, "milliseconds per seq of the restored clock")
 	cmd.Flags().BoolVar(&opts.noExpected, "no-expected", false, "ignore expectation files beside FILE")
+	cmd.Flags().StringVar(&opts.values, "values", "", `the values "normalize --values-out" wrote`)
+	cmd.MarkFlagsMutuallyExclusive("values", "cwd")
+	cmd.MarkFlagsMutuallyExclusive("values", "id-format")
+	cmd.MarkFlagsMutuallyExclusive("values", "system-file")
+	cmd.MarkFlagsMutuallyExclusive("values", "tools-file")
+	cmd.MarkFlagsMutuallyExclusive("values", "time-step")
 	return cmd
 }
 
@@ -188,7 +237,19 @@ func runSnapshotRestore(opts snapshotRestoreOptions, s *streams) error {
 	if err != nil {
 		return err
 	}
-	if opts.file != "-" && !opts.noExpected {
+	if opts.values != "" {
+		text, err := os.ReadFile(opts.values)
+		if err != nil {
+			return err
+		}
+		recorded, err := snapshot.ParseRecorded(text)
+		if err != nil {
+			return fmt.Errorf("%s: %v", opts.values, err)
+		}
+		replace := restoreOpts.Replace
+		restoreOpts = recorded.RestoreOptions()
+		restoreOpts.Replace = replace
+	} else if opts.file != "-" && !opts.noExpected {
 		if restoreOpts.Expected, err = snapshot.LoadExpected(opts.file); err != nil {
 			return err
 		}

@@ -173,10 +173,14 @@ func (r *restorer) restoreRow(v jsonv.Value) jsonv.Value {
 		seqKey, timeKey = "seq0", "time0"
 		width = int64(v.Field("data").Field(list).Len())
 	}
+	time := r.createdAt + float64(r.seq*r.opts.TimeStep)
+	if t, ok := timeAt(r.opts.Clock, r.seq); ok {
+		time = t
+	}
 	members := []jsonv.Member{
 		jsonv.M("type", v.Field("type")),
 		jsonv.M(seqKey, jsonv.IntValue(r.seq)),
-		jsonv.M(timeKey, jsonv.NumberValue(r.createdAt+float64(r.seq*r.opts.TimeStep))),
+		jsonv.M(timeKey, jsonv.NumberValue(time)),
 	}
 	for _, m := range v.Members() {
 		switch m.Key {

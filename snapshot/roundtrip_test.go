@@ -2,7 +2,9 @@ package snapshot
 
 import (
 	"bytes"
+	"io"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/dshlog/dshlog/jsonv"
@@ -87,4 +89,91 @@ func TestNormalizeIdempotent(t *testing.T) {
 			}
 		})
 	}
+}
+
+// retime rewrites a log's row times to createdAt + seq, the clock of a
+// deterministic loop.
+func retime(t *testing.T, log []byte) []byte {
+	t.Helper()
+	lines := bytes.SplitAfter(log, []byte("\n"))
+	header, err := jsonv.Parse(lines[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	createdAt, _ := header.Field("createdAt").Number()
+	out := append([]byte{}, lines[0]...)
+	for _, line := range lines[1:] {
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		row, err := jsonv.Parse(line)
+		if err != nil {
+			t.Fatal(err)
+		}
+		seq, _ := row.Field("seq").Number()
+		out = append(row.With("time", jsonv.NumberValue(createdAt+seq)).Append(out), '\n')
+	}
+	return out
+}
+
+// TestRoundTripRecorded normalizes logs with their own UUIDs, prompts,
+// tools and clock, keeps what the placeholders stood for (Recorded, through
+// its encoding), and restores the log from the two byte for byte: the seed
+// vectors as recorded, and retimed to a loop's fixed clock, which is one run.
+func TestRoundTripRecorded(t *testing.T) {
+	paths, err := filepath.Glob("../testdata/seed-vectors/*.v4.jsonl")
+	if err != nil || len(paths) != 2 {
+		t.Fatalf("seed vectors: %v %v", paths, err)
+	}
+	for _, path := range paths {
+		t.Run(filepath.Base(path), func(t *testing.T) {
+			original := readFile(t, path)
+			for _, log := range [][]byte{original, retime(t, original)} {
+				normalized, recorded := normalizeRecorded(t, log, path)
+				if len(recorded.IDs) == 0 || len(recorded.Prompts) == 0 || len(recorded.Tools) == 0 {
+					t.Fatalf("recorded %+v", recorded)
+				}
+				decoded, err := ParseRecorded(recorded.Encode())
+				if err != nil {
+					t.Fatal(err)
+				}
+				restored := restoreBytes(t, normalized, path, decoded.RestoreOptions())
+				if !bytes.Equal(restored, log) {
+					t.Fatalf("restore(normalize(log)) is not the log:\n%s", firstDiff(restored, log))
+				}
+			}
+			_, recorded := normalizeRecorded(t, retime(t, original), path)
+			if want := []ClockRun{{Seq: 0, Time: createdAt(t, original), Step: 1}}; !slices.Equal(recorded.Clock, want) {
+				t.Errorf("clock of a retimed log: %v, want %v", recorded.Clock, want)
+			}
+		})
+	}
+}
+
+func normalizeRecorded(t *testing.T, log []byte, name string) ([]byte, Recorded) {
+	t.Helper()
+	n, err := NewNormalizer(bytes.NewReader(log), name, NormalizeOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []byte
+	for {
+		row, err := n.Next()
+		if err == io.EOF {
+			return out, n.Recorded()
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(row.Value.Append(out), '\n')
+	}
+}
+
+func createdAt(t *testing.T, log []byte) float64 {
+	header, err := jsonv.Parse(log[:bytes.IndexByte(log, '\n')])
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, _ := header.Field("createdAt").Number()
+	return n
 }

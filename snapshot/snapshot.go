@@ -18,14 +18,24 @@
 //
 // The Values a restore fills in are also what Normalize recognizes, so
 // Restore(Normalize(log)) gives the log back byte for byte when the log's own
-// values are supplied (its cwd, id formats, system prompt, tools, and a clock
-// of createdAt + seq×TimeStep).
+// values are supplied: its cwd, id formats, system prompt, tools and a clock
+// of createdAt + seq×TimeStep; or, for any log, the Recorded values a
+// Normalizer found (Normalizer.Recorded, Recorded.RestoreOptions).
 //
-// Memory: Restore holds one row at a time plus the expected prompts and
-// tool lists it substitutes. Normalize and Check read the log twice (the
-// first pass learns every id to replace, as dsh's redaction does over the
-// whole log before it rewrites); they hold one row at a time plus the table
-// of ids found, never the whole log.
+// Normalize differs from dsh's normalizer in what one log cannot know: dsh
+// redacts a parent and its children together, numbering every header's id
+// first; a child normalized alone numbers its parent 1 and itself next
+// (NormalizeOptions.Sessions names the others). Ids spelled in one of the
+// NormalizeOptions.IDFormats keep their ordinal, which undoes rule R1. dsh's
+// repository-key and review-checkout ids of git worktrees are not
+// recognized.
+//
+// Memory: Restore holds one row at a time plus the expected prompts, tool
+// lists and clock runs it puts in. Normalize and Check read the log twice
+// (the first pass learns every id to replace, as dsh's redaction does over
+// the whole log before it rewrites); they hold one row at a time plus the
+// table of ids found and, for Recorded, the system prompts, tool lists and
+// clock runs, never the whole log.
 package snapshot
 
 import (
@@ -47,6 +57,9 @@ type Values struct {
 	// ordinal: {{message:3}} is fmt.Sprintf(IDFormats["message"], 3). A kind
 	// without a format is left as a placeholder by Restore.
 	IDFormats map[string]string
+	// IDs maps placeholders to the ids they stand for ({{message:1}} →
+	// 8707a01d-…); an id listed here takes precedence over IDFormats.
+	IDs map[string]string
 	// System is the text {{system}} stands for in a system/message.
 	System string
 	// Tools is the tool list {{tools}} stands for in a request/header.
@@ -54,6 +67,9 @@ type Values struct {
 	// TimeStep is the clock of the restored rows: time = createdAt +
 	// seq×TimeStep (R5 uses 1).
 	TimeStep int64
+	// Clock, when not empty, gives the rows' times instead of TimeStep (a
+	// clock Normalizer.Recorded found).
+	Clock []ClockRun
 }
 
 // r3Tools is the tool list rule R3 puts in place of {{tools}}.
