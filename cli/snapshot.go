@@ -59,7 +59,7 @@ func idFormats(flags []string) (map[string]string, error) {
 	formats := snapshot.Defaults().IDFormats
 	for _, f := range flags {
 		kind, format, ok := strings.Cut(f, "=")
-		if !ok || kind == "" || strings.Count(format, "%") != 1 || !strings.Contains(format, "d") {
+		if !ok || kind == "" || snapshot.CheckIDFormat(format) != nil {
 			return nil, usageErrorf("--id-format %q: want KIND=FORMAT with one %%d, such as message=msg-%%d", f)
 		}
 		formats[kind] = format

@@ -41,6 +41,7 @@ package snapshot
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -120,20 +121,31 @@ type idFormat struct {
 	parse  *regexp.Regexp // the whole value; group 1 is the ordinal
 }
 
-// compileFormats checks each format has exactly one integer verb and builds
-// the pattern that recognizes its values.
+// formatVerb is the integer verb of an id format.
+var formatVerb = regexp.MustCompile(`%(0?[1-9][0-9]*)?d`)
+
+// CheckIDFormat reports whether format can spell ids: it must hold exactly
+// one %d (or %0Nd) and no other verb.
+func CheckIDFormat(format string) error {
+	if len(formatVerb.FindAllStringIndex(format, -1)) != 1 || strings.Count(format, "%") != 1 {
+		return fmt.Errorf("id format %q needs exactly one %%d verb and no other", format)
+	}
+	return nil
+}
+
+// compileFormats checks each format and builds the pattern that recognizes
+// its values.
 func compileFormats(formats map[string]string) ([]idFormat, error) {
-	verb := regexp.MustCompile(`%(0?[1-9][0-9]*)?d`)
 	var out []idFormat
 	for kind, format := range formats {
-		locs := verb.FindAllStringIndex(format, -1)
-		if len(locs) != 1 || strings.Count(format, "%") != 1 {
-			return nil, fmt.Errorf("id format %q of %s needs exactly one %%d verb", format, kind)
+		if err := CheckIDFormat(format); err != nil {
+			return nil, fmt.Errorf("%s: %v", kind, err)
 		}
-		start, end := locs[0][0], locs[0][1]
-		pattern := "^" + regexp.QuoteMeta(format[:start]) + "([0-9]+)" + regexp.QuoteMeta(format[end:]) + "$"
+		loc := formatVerb.FindStringIndex(format)
+		pattern := "^" + regexp.QuoteMeta(format[:loc[0]]) + "([0-9]+)" + regexp.QuoteMeta(format[loc[1]:]) + "$"
 		out = append(out, idFormat{kind: kind, format: format, parse: regexp.MustCompile(pattern)})
 	}
+	slices.SortFunc(out, func(a, b idFormat) int { return strings.Compare(a.kind, b.kind) })
 	return out, nil
 }
 
