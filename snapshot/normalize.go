@@ -44,23 +44,30 @@ type Row struct {
 // Normalize writes the log read from src (name is used in errors) to dst in
 // dsh's normalized snapshot form. It reads src twice.
 func Normalize(dst io.Writer, src io.ReadSeeker, name string, opts NormalizeOptions) error {
+	_, err := NormalizeRecorded(dst, src, name, opts)
+	return err
+}
+
+// NormalizeRecorded is Normalize that also returns what the placeholders
+// stood for, with which Restore gives the log back.
+func NormalizeRecorded(dst io.Writer, src io.ReadSeeker, name string, opts NormalizeOptions) (Recorded, error) {
 	n, err := NewNormalizer(src, name, opts)
 	if err != nil {
-		return err
+		return Recorded{}, err
 	}
 	out := bufio.NewWriter(dst)
 	var buf []byte
 	for {
 		row, err := n.Next()
 		if err == io.EOF {
-			return out.Flush()
+			return n.Recorded(), out.Flush()
 		}
 		if err != nil {
-			return err
+			return Recorded{}, err
 		}
 		buf = append(row.Value.Append(buf[:0]), '\n')
 		if _, err := out.Write(buf); err != nil {
-			return err
+			return Recorded{}, err
 		}
 	}
 }
