@@ -2,6 +2,7 @@ package snapshot
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -87,8 +88,8 @@ type Normalizer struct {
 	clock         clock
 }
 
-// NewNormalizer reads the whole of src once to learn the ids and the cwd
-// to replace, then rewinds it for Next.
+// NewNormalizer reads the whole of src from its start once to learn the
+// ids and the cwd to replace, then rewinds it for Next.
 func NewNormalizer(src io.ReadSeeker, name string, opts NormalizeOptions) (*Normalizer, error) {
 	formats, err := compileFormats(opts.IDFormats)
 	if err != nil {
@@ -97,6 +98,9 @@ func NewNormalizer(src io.ReadSeeker, name string, opts NormalizeOptions) (*Norm
 	n := &Normalizer{src: src, name: name, ids: newIdentities(formats)}
 	for _, id := range opts.Sessions {
 		n.ids.claim(id, "session", true)
+	}
+	if _, err := src.Seek(0, io.SeekStart); err != nil {
+		return nil, err
 	}
 	if err := n.scan(); err != nil {
 		return nil, err
@@ -122,7 +126,7 @@ func (n *Normalizer) scan() error {
 		if err != nil {
 			return err
 		}
-		if strings.TrimSpace(string(line.Text)) == "" {
+		if len(bytes.TrimSpace(line.Text)) == 0 {
 			continue
 		}
 		v, err := parseRow(n.name, line)
@@ -186,7 +190,7 @@ func (n *Normalizer) Next() (Row, error) {
 		if err != nil {
 			return Row{}, err
 		}
-		if strings.TrimSpace(string(line.Text)) == "" {
+		if len(bytes.TrimSpace(line.Text)) == 0 {
 			continue
 		}
 		v, err := parseRow(n.name, line)
