@@ -30,6 +30,10 @@ type OpenOptions struct {
 	// than the header line (one compressed whole by the zstd tool), which
 	// dsh refuses; read-only verbs set it. Source.Unframed reports it.
 	AnyZstdFraming bool
+	// Extra is plaintext read after the file's own, as if the file ended
+	// with it: rows a writer means to append, checked before it appends
+	// them. It must be whole lines.
+	Extra []byte
 }
 
 // Source is a session file opened for reading: a Reader of its current
@@ -67,7 +71,11 @@ func Open(path string, stdin io.Reader, opts OpenOptions) (*Source, error) {
 		return nil, err
 	}
 	src := &Source{Path: path, Compression: f.compression, Size: f.size, identity: f.identity, closers: f.closers}
-	lines := jsonl.NewReader(f.text, f.name)
+	text := f.text
+	if len(opts.Extra) > 0 {
+		text = io.MultiReader(text, bytes.NewReader(opts.Extra))
+	}
+	lines := jsonl.NewReader(text, f.name)
 	hv, version, err := readHeaderLine(lines)
 	src.Unframed = f.zstd != nil && f.zstd.unframed
 	if err == nil {
