@@ -214,3 +214,28 @@ func readHeaderFile(path string) (jsonv.Value, int, error) {
 	defer f.close()
 	return readHeaderLine(jsonl.NewReader(f.text, f.name))
 }
+
+// Text is a session file's plaintext, decompressed as Open reads it.
+type Text struct {
+	io.Reader
+	Compression jsonl.Compression
+	plain       *plainFile
+}
+
+// OpenText opens the session file at path ("-" reads stdin) and returns
+// its plaintext, for readers that need the rows before any codec judges
+// them (a rescue of a damaged log). A Zstandard file compressed whole is
+// read too.
+func OpenText(path string, stdin io.Reader) (*Text, error) {
+	p, err := openPlain(path, stdin, nil, true)
+	if err != nil {
+		return nil, err
+	}
+	return &Text{Reader: p.text, Compression: p.compression, plain: p}, nil
+}
+
+// Close releases the file.
+func (t *Text) Close() error {
+	t.plain.close()
+	return nil
+}
