@@ -105,20 +105,46 @@ func rescueHistory(path, dir string, header []byte, h history, opts Options) (*a
 		}
 		os.Remove(a.file)
 		n := int64(len(c.keep))
-		at := n - 1 // a refusal of the whole file: drop the last event
+		var at int64
 		if problem.Seq >= 0 {
-			at = c.moves.oldSeq(problem.Seq)
-			if at > n-1 {
-				at = n - 1
+			at = min(c.moves.oldSeq(problem.Seq), n-1)
+		} else {
+			// A refusal of the whole file (dsh's lifecycle checks run at the
+			// end) names no event: find the longest prefix that passes.
+			if at, err = c.longestPassing(path, dir, header, opts); err != nil {
+				return nil, err
 			}
 		}
-		if at < 0 {
+		if at < 0 || n == 0 {
 			return nil, fmt.Errorf("%s: even the header alone is refused: %s", path, problem.Message)
 		}
 		cuts = append(cuts[:0], Step{Kind: StepCut, Seq: at, To: -1, Line: c.keep[at],
 			Detail: fmt.Sprintf("history cut before seq %d: [%s] %s", at, problem.Code, problem.Message)})
 		c = candidate{keep: c.keep[:at], moves: c.moves.within(at)}
 	}
+}
+
+// longestPassing returns the length of the longest prefix of the
+// candidate (shorter than the whole) that verify passes once closed, by
+// bisection: a prefix of a passing prefix passes. It returns -1 when not
+// even the empty history passes.
+func (c candidate) longestPassing(path, dir string, header []byte, opts Options) (int64, error) {
+	lo, hi := int64(-1), int64(len(c.keep))-1
+	for lo < hi {
+		mid := (lo + hi + 1) / 2
+		prefix := candidate{keep: c.keep[:mid], moves: c.moves.within(mid)}
+		a, problem, err := prefix.build(path, dir, header, opts)
+		if err != nil {
+			return 0, err
+		}
+		os.Remove(a.file)
+		if problem == nil {
+			lo = mid
+		} else {
+			hi = mid - 1
+		}
+	}
+	return lo, nil
 }
 
 // candidate is a history to write: the source lines kept, in order (the

@@ -383,3 +383,29 @@ func TestDamagedRow(t *testing.T) {
 		t.Errorf("set aside %+v", aside)
 	}
 }
+
+// TestEveryLineDamaged breaks the seed log at every third line in three
+// ways (the line dropped, repeated, or cut in half) and requires each
+// rescue to leave the source alone and give a log that verifies, keeping
+// every event before the damage.
+func TestEveryLineDamaged(t *testing.T) {
+	original := read(t, loopEvents)
+	lines := strings.SplitAfter(string(original), "\n")
+	lines = lines[:len(lines)-1]
+	for i := 1; i < len(lines); i += 3 {
+		damaged := map[string][]string{
+			"dropped":  append(append([]string(nil), lines[:i]...), lines[i+1:]...),
+			"repeated": append(append(append([]string(nil), lines[:i+1]...), lines[i]), lines[i+1:]...),
+			"cut":      append(append(append([]string(nil), lines[:i]...), lines[i][:len(lines[i])/2]+"\n"), lines[i+1:]...),
+		}
+		for how, broken := range damaged {
+			res, rescued := rescue(t, []byte(strings.Join(broken, "")))
+			if !bytes.HasPrefix(rescued, []byte(strings.Join(lines[:i], ""))) {
+				t.Errorf("line %d %s: the rescued log lost events before the damage", i+1, how)
+			}
+			if len(stepsOf(res, StepSetAside)) == 0 {
+				t.Errorf("line %d %s: no row set aside", i+1, how)
+			}
+		}
+	}
+}
