@@ -123,7 +123,13 @@ func runRescue(opts rescueOptions, s *streams) error {
 			return err
 		}
 	}
-	return p.result(res, target)
+	if err := p.result(res, target); err != nil {
+		return err
+	}
+	if !opts.dryRun && opts.out == "" {
+		note(s, "dsh reads only its own generation names: to resume the rescued session, stop dsh and move %s over %s (keep a copy of the original)", target, opts.file)
+	}
+	return nil
 }
 
 // rescuedName is the name of a rescued log beside its source:

@@ -49,14 +49,34 @@ func scan(path string) (header []byte, rows []sourceRow, writers []history, err 
 				return nil, nil, nil, fmt.Errorf("%s: the header line is torn; there is no session to rescue", path)
 			}
 			header = line.Text
+			if err := checkHeader(path, header); err != nil {
+				return nil, nil, nil, err
+			}
 			continue
 		}
-		rows = append(rows, describe(line))
+		row := describe(line)
+		if len(rows) == 0 && row.damage == "no seq" {
+			return nil, nil, nil, fmt.Errorf("%s: a normalized snapshot (rows without seq and time) is no log dsh writes; there is nothing to rescue", path)
+		}
+		rows = append(rows, row)
 	}
 	if header == nil {
 		return nil, nil, nil, fmt.Errorf("%s: empty file; there is no session to rescue", path)
 	}
 	return header, rows, follow(rows), nil
+}
+
+// checkHeader requires a current-format (v4) header: the rewrites are v4
+// rows, and an older log is migrated, not rescued.
+func checkHeader(path string, header []byte) error {
+	v, err := jsonv.Parse(header)
+	if err != nil || v.Kind() != jsonv.Object {
+		return fmt.Errorf("%s:1: the header line is not a JSON object; there is no session to rescue", path)
+	}
+	if version, ok := v.Field("version").Count(); !ok || version != 4 {
+		return fmt.Errorf("%s:1: rescue mends current-format (v4) logs; this header says version %s (migrate an older log first)", path, v.Field("version").String())
+	}
+	return nil
 }
 
 // describe reads what a row claims: its seq and type.
