@@ -51,8 +51,8 @@ func Rescue(path, dir string, opts Options) (Result, string, error) {
 	}
 	var best *attempt
 	for _, h := range writers {
-		if best != nil && len(h.lines) <= int(best.events) {
-			break // a shorter history cannot keep more events
+		if best != nil && len(h.lines) <= len(best.kept) {
+			break // a shorter history cannot keep more rows
 		}
 		a, err := rescueHistory(path, dir, header, h, opts)
 		if err != nil {
@@ -61,7 +61,7 @@ func Rescue(path, dir string, opts Options) (Result, string, error) {
 			}
 			return res, "", err
 		}
-		if best == nil || a.events > best.events {
+		if best == nil || len(a.kept) > len(best.kept) {
 			if best != nil {
 				os.Remove(best.file)
 			}
@@ -168,7 +168,7 @@ func (c candidate) moveSteps() []Step {
 // a turn boundary crosses.
 func findMoves(path string, keep []int) (moves, error) {
 	var watch bracketWatch
-	err := eachKept(path, keep, func(seq int64, line int, _ []byte, row jsonv.Value) error {
+	err := eachKept(path, keep, true, func(seq int64, line int, _ []byte, row jsonv.Value) error {
 		watch.add(seq, line, row.Field("type").Text(), row.Field("data"))
 		return nil
 	})
@@ -177,7 +177,8 @@ func findMoves(path string, keep []int) (moves, error) {
 
 // eachKept streams the kept rows of the source, parsed, with their
 // history seqs.
-func eachKept(path string, keep []int, visit func(seq int64, line int, text []byte, row jsonv.Value) error) error {
+// With parse false the rows are handed on as text only (row is null).
+func eachKept(path string, keep []int, parse bool, visit func(seq int64, line int, text []byte, row jsonv.Value) error) error {
 	if len(keep) == 0 {
 		return nil
 	}
@@ -199,9 +200,11 @@ func eachKept(path string, keep []int, visit func(seq int64, line int, text []by
 		if line.Num != keep[next] {
 			continue
 		}
-		row, err := jsonv.Parse(line.Text)
-		if err != nil {
-			return fmt.Errorf("%s:%d: %w (did the file change while it was read?)", path, line.Num, err)
+		var row jsonv.Value
+		if parse {
+			if row, err = jsonv.Parse(line.Text); err != nil {
+				return fmt.Errorf("%s:%d: %w (did the file change while it was read?)", path, line.Num, err)
+			}
 		}
 		if err := visit(int64(next), line.Num, line.Text, row); err != nil {
 			return err
@@ -258,14 +261,23 @@ func (c candidate) write(path string, header []byte, w *bufio.Writer, a *attempt
 		targets[m.target] = i
 	}
 	held := make([][]byte, len(c.moves))
-	emit := func(b []byte) {
+	// emit writes one row; newline says it still needs its '\n'.
+	emit := func(b []byte, newline bool) {
 		w.Write(b)
 		a.bytes += int64(len(b))
+		if newline {
+			w.WriteByte('\n')
+			a.bytes++
+		}
 		a.events++
 	}
-	return eachKept(path, c.keep, func(seq int64, line int, text []byte, row jsonv.Value) error {
+	return eachKept(path, c.keep, len(c.moves) > 0, func(seq int64, line int, text []byte, row jsonv.Value) error {
+		if len(c.moves) == 0 {
+			emit(text, true)
+			return nil
+		}
 		if i, ok := targets[seq]; ok && held[i] != nil {
-			emit(held[i])
+			emit(held[i], false)
 			held[i] = nil
 		}
 		to := c.moves.newSeq(seq)
@@ -284,7 +296,7 @@ func (c candidate) write(path string, header []byte, w *bufio.Writer, a *attempt
 			return nil
 		}
 		if to == seq && len(changed) == 0 {
-			emit(append(append([]byte(nil), text...), '\n'))
+			emit(text, true)
 			return nil
 		}
 		var detail string
@@ -297,7 +309,7 @@ func (c candidate) write(path string, header []byte, w *bufio.Writer, a *attempt
 			detail = "references rewritten: " + strings.Join(changed, ", ")
 		}
 		a.steps = append(a.steps, Step{Kind: StepReference, Line: line, Seq: seq, To: to, Type: row.Field("type").Text(), Detail: detail})
-		emit(v4.AppendEvent(nil, session.Event{Row: out}))
+		emit(v4.AppendEvent(nil, session.Event{Row: out}), false)
 		return nil
 	})
 }

@@ -33,10 +33,14 @@
 // codec, restore and Session checks plus the writer's invariants); only a
 // candidate with no error is the result. The source is only ever read.
 //
-// Memory: an index of the source's rows (line, length, seq; a few dozen
-// bytes a row) and the kept history's line numbers, plus what a verify and
-// a fold of one candidate hold (the live surface). Rows themselves are
-// streamed from the file on each pass, one at a time.
+// Memory: an index of the source's rows (line, length, seq, type; a few
+// dozen bytes a row), the line numbers of each writer's history (a second
+// writer's history shares nothing, so it copies the first one's lines up to
+// where they part), plus what a verify and a fold of one candidate hold
+// (the live surface). Rows themselves are streamed from the file on each
+// pass, one at a time, and never held. Each candidate costs a few passes
+// over the file; a refusal that names no event costs a bisection, so a
+// logarithmic number of candidates.
 package rescue
 
 import (
