@@ -98,7 +98,8 @@ func runRepair(opts repairOptions, s *streams) error {
 		}
 		before = info
 	}
-	events, err := openSession(opts.file, s, migrate.Options{Recovery: v2.Recoverable})
+	read := migrate.Options{Recovery: v2.Recoverable}
+	events, err := openSession(opts.file, s, read)
 	if err != nil {
 		return err
 	}
@@ -128,7 +129,7 @@ func runRepair(opts repairOptions, s *streams) error {
 		if err := checkAppendable(events, opts.file); err != nil {
 			return err
 		}
-		if err := checkRepaired(opts.file, encodeRows(closers)); err != nil {
+		if err := checkRepaired(opts.file, encodeRows(closers), read); err != nil {
 			return err
 		}
 	}
@@ -200,25 +201,17 @@ var wallClock = func() int64 { return time.Now().UnixMilli() }
 // streamed and without writing, and refuses when dshlog's verify finds an
 // error in it: repair never makes a log dsh opens into one it refuses, nor
 // leaves one it refuses behind its own closers.
-func checkRepaired(path string, rows []byte) error {
-	src, err := migrate.Open(path, nil, migrate.OpenOptions{Options: migrate.Options{Recovery: v2.Recoverable}, Extra: rows})
+func checkRepaired(path string, rows []byte, read migrate.Options) error {
+	src, err := migrate.Open(path, nil, migrate.OpenOptions{Options: read, Extra: rows})
 	if err != nil {
 		return refuseAppend(path, "the repaired log would not open: "+errorText(err))
 	}
 	defer src.Close()
-	var first *verify.Finding
-	err = verify.Check(src.Reader, func(f verify.Finding) {
-		if f.Severity == verify.Error && first == nil {
-			first = &f
-		}
-	})
-	if err != nil {
+	problems, err := verify.Errors(src.Reader, nil)
+	if err != nil || len(problems) == 0 {
 		return err
 	}
-	if first == nil {
-		return nil
-	}
-	where := ""
+	first, where := problems[0], ""
 	if first.Seq >= 0 {
 		where = fmt.Sprintf(" at seq %d", first.Seq)
 	}

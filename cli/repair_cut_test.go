@@ -104,14 +104,13 @@ func verifyErrors(t *testing.T, path string) []string {
 		return []string{err.Error()}
 	}
 	defer src.Close()
-	var problems []string
-	err = verify.Check(src.Reader, func(f verify.Finding) {
-		if f.Severity == verify.Error {
-			problems = append(problems, f.Code+": "+f.Message)
-		}
-	})
+	found, err := verify.Errors(src.Reader, nil)
 	if err != nil {
 		t.Fatal(err)
+	}
+	var problems []string
+	for _, f := range found {
+		problems = append(problems, f.Code+": "+f.Message)
 	}
 	return problems
 }

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/dshlog/dshlog/migrate"
+
 	"github.com/dshlog/dshlog/internal/gen"
 )
 
@@ -48,7 +50,7 @@ func BenchmarkRescueDamagedTail(b *testing.B) {
 	b.Run("verify", func(b *testing.B) {
 		b.SetBytes(size)
 		for range b.N {
-			if problems, err := errorsOf(path); err != nil || len(problems) == 0 {
+			if problems, err := errorsOf(path, migrate.Options{}); err != nil || len(problems) == 0 {
 				b.Fatal(err)
 			}
 		}

@@ -10,7 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/dshlog/dshlog/codec/v2"
 	"github.com/dshlog/dshlog/codec/v4"
 	"github.com/dshlog/dshlog/fold"
 	"github.com/dshlog/dshlog/jsonl"
@@ -28,6 +27,9 @@ type Options struct {
 	// Now is the wall clock in milliseconds, which stamps a resume marker
 	// as dsh stamps it; nil means the system clock.
 	Now func() int64
+	// Read says how logs are read and judged; the zero value is dsh's
+	// recoverable reader.
+	Read migrate.Options
 }
 
 // Rescue judges the log at path and, when dsh refuses it, writes the
@@ -36,7 +38,7 @@ type Options struct {
 // publishes or removes it. A healthy source gets no file (Result.Healthy).
 func Rescue(path, dir string, opts Options) (Result, string, error) {
 	var res Result
-	diagnosis, err := errorsOf(path)
+	diagnosis, err := errorsOf(path, opts.Read)
 	if err != nil {
 		return res, "", err
 	}
@@ -238,7 +240,7 @@ func (c candidate) build(path, dir string, header []byte, opts Options) (*attemp
 		os.Remove(a.file)
 		return nil, nil, err
 	}
-	problems, err := errorsOf(a.file)
+	problems, err := errorsOf(a.file, opts.Read)
 	if err != nil {
 		os.Remove(a.file)
 		return nil, nil, err
@@ -344,7 +346,7 @@ func insertTurn(data, turn jsonv.Value) jsonv.Value {
 // close appends dsh's crash closers to the written candidate when it ends
 // inside a turn, and the resume marker when they cross an open compaction.
 func (a *attempt) close(opts Options) error {
-	src, err := migrate.Open(a.file, nil, migrate.OpenOptions{Options: migrate.Options{Recovery: v2.Recoverable}})
+	src, err := migrate.Open(a.file, nil, migrate.OpenOptions{Options: opts.Read})
 	if err != nil {
 		return nil // refused: verify says why, and the history is cut
 	}
@@ -411,8 +413,8 @@ func closerDetail(ev session.Event) string {
 
 // errorsOf verifies the file at path and returns its errors, in order,
 // and a torn last line: dsh drops it, and a rescued log has none.
-func errorsOf(path string) ([]verify.Finding, error) {
-	src, err := migrate.Open(path, nil, migrate.OpenOptions{Options: migrate.Options{Recovery: v2.Recoverable}, AnyZstdFraming: true})
+func errorsOf(path string, read migrate.Options) ([]verify.Finding, error) {
+	src, err := migrate.Open(path, nil, migrate.OpenOptions{Options: read, AnyZstdFraming: true})
 	if err != nil {
 		var refusal *session.Refusal
 		if errors.As(err, &refusal) {
@@ -421,13 +423,9 @@ func errorsOf(path string) ([]verify.Finding, error) {
 		return nil, err
 	}
 	defer src.Close()
-	var problems []verify.Finding
-	err = verify.Check(src.Reader, func(f verify.Finding) {
-		if f.Severity == verify.Error || f.Code == verify.CodeTornTail {
-			problems = append(problems, f)
-		}
+	return verify.Errors(src.Reader, func(f verify.Finding) bool {
+		return f.Severity == verify.Error || f.Code == verify.CodeTornTail
 	})
-	return problems, err
 }
 
 // setAside reports the source rows the result leaves out, in file order.

@@ -4,6 +4,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/dshlog/dshlog/migrate"
 )
 
 // FuzzRescue feeds arbitrary files to Rescue: it never panics, leaves its
@@ -32,7 +34,7 @@ func FuzzRescue(f *testing.F) {
 		if err != nil || res.Healthy {
 			return
 		}
-		if problems, err := errorsOf(out); err != nil || len(problems) > 0 {
+		if problems, err := errorsOf(out, migrate.Options{}); err != nil || len(problems) > 0 {
 			t.Fatalf("the result does not verify: %v %+v", err, problems)
 		}
 	})

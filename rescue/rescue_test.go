@@ -129,7 +129,7 @@ func rescue(t *testing.T, data []byte) (Result, []byte) {
 		t.Fatal("a refused log was judged healthy")
 	}
 	rescued := read(t, out)
-	if problems, err := errorsOf(out); err != nil || len(problems) > 0 {
+	if problems, err := errorsOf(out, migrate.Options{}); err != nil || len(problems) > 0 {
 		t.Fatalf("the rescued log does not verify: %v %v", err, problems)
 	}
 	if int64(len(rescued)) != res.Bytes {
@@ -191,7 +191,7 @@ func stepsOf(res Result, kind string) []Step {
 func TestCrossedCompaction(t *testing.T) {
 	single := read(t, compactionRecovery)
 	double := twoTurnCompaction(t)
-	if problems, err := errorsOf(write(t, double)); err != nil || len(problems) > 0 {
+	if problems, err := errorsOf(write(t, double), migrate.Options{}); err != nil || len(problems) > 0 {
 		t.Fatalf("the two-turn template does not verify: %v %v", err, problems)
 	}
 	endOfTurn1 := int64(strings.Count(string(single), "\n") - 2) // turn/end of the first copy
@@ -212,7 +212,7 @@ func TestCrossedCompaction(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			broken := fieldBug(t, tt.original, tt.bracket, tt.at, tt.null)
-			diagnosis, err := errorsOf(write(t, broken))
+			diagnosis, err := errorsOf(write(t, broken), migrate.Options{})
 			if err != nil || len(diagnosis) == 0 || diagnosis[0].Message != tt.refusal {
 				t.Fatalf("verify of the broken log: %v %+v, want %q", err, diagnosis, tt.refusal)
 			}
@@ -316,7 +316,7 @@ func interleave(t *testing.T, log []byte, fork, count int) ([]byte, []int) {
 func TestTwoWriters(t *testing.T) {
 	original := read(t, loopEvents)
 	mixed, bLines := interleave(t, original, 20, 6)
-	diagnosis, err := errorsOf(write(t, mixed))
+	diagnosis, err := errorsOf(write(t, mixed), migrate.Options{})
 	if err != nil || len(diagnosis) == 0 {
 		t.Fatalf("the interleaved log verifies: %v", err)
 	}
