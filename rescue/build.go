@@ -415,11 +415,11 @@ func closerDetail(ev session.Event) string {
 // and a torn last line: dsh drops it, and a rescued log has none.
 func errorsOf(path string, read migrate.Options) ([]verify.Finding, error) {
 	src, err := migrate.Open(path, nil, migrate.OpenOptions{Options: read, AnyZstdFraming: true})
-	if err != nil {
-		var refusal *session.Refusal
-		if errors.As(err, &refusal) {
-			return []verify.Finding{{Code: verify.CodeCodecRefused, Severity: verify.Error, Seq: -1, Message: refusal.Text()}}, nil
-		}
+	var refusal *session.Refusal
+	switch {
+	case errors.As(err, &refusal):
+		return []verify.Finding{{Code: verify.CodeCodecRefused, Severity: verify.Error, Seq: -1, Message: refusal.Text()}}, nil
+	case err != nil:
 		return nil, err
 	}
 	defer src.Close()
