@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/klauspost/compress/zstd"
 	"github.com/spf13/cobra"
@@ -18,6 +19,7 @@ import (
 	"github.com/dshlog/dshlog/lease"
 	"github.com/dshlog/dshlog/migrate"
 	"github.com/dshlog/dshlog/session"
+	"github.com/dshlog/dshlog/verify"
 )
 
 // repairOptions are the inputs of dshlog repair.
@@ -51,7 +53,18 @@ none, which repair says (exit 0).
 --append appends them to FILE the way dsh persists them: under the session
 directory's session.lock, after checking that the file is a current-format
 (v4) log whose last line is complete, then fsync. Bytes already in the file
-are never rewritten. A zstd file gets one new checksummed frame.`,
+are never rewritten. A zstd file gets one new checksummed frame.
+
+When the open turn holds an open compaction bracket (compaction/start with
+no compaction/end), the closers' turn/end would cross it and dsh would refuse
+the log. There repair writes what dsh's crash resume persists: the closers,
+then the resume marker session/end-seed {} stamped with the wall clock, after
+which the open bracket belongs to a dead lifecycle.
+
+--append never writes a log dsh would refuse: it first reads the file as it
+would be with the closers (streamed, nothing written) and runs dshlog
+verify's checks on it; on any error it refuses with the reason and the file
+is unchanged.`,
 		Example: `  dshlog repair testdata/seed-vectors/crash-persisted.v4.jsonl
   dshlog repair --json session.v4.jsonl
   dshlog repair --append ~/.dsh/sessions/--workspace--/ID/session.v4.jsonl`,
@@ -91,13 +104,18 @@ func runRepair(opts repairOptions, s *streams) error {
 	if err != nil {
 		return err
 	}
-	events, err := openSession(opts.file, s, migrate.Options{Recovery: v2.Recoverable, Vocabulary: v})
+	read := migrate.Options{Recovery: v2.Recoverable, Vocabulary: v}
+	events, err := openSession(opts.file, s, read)
 	if err != nil {
 		return err
 	}
 	defer events.Close()
 	f := fold.New()
-	readErr := events.each(s, func(ev session.Event) error { return applyEvent(f, ev, events.name) })
+	var bracket openBracket
+	readErr := events.each(s, func(ev session.Event) error {
+		bracket.apply(ev)
+		return applyEvent(f, ev, events.name)
+	})
 	if readErr != nil {
 		if opts.append && jsonl.IsTruncatedStream(readErr) {
 			return refuseAppend(opts.file, "its compressed stream ends inside a frame (a torn tail)")
@@ -105,8 +123,19 @@ func runRepair(opts repairOptions, s *streams) error {
 		return readErr
 	}
 	closers := f.InterruptedTurnClosers()
+	if len(closers) > 0 && bracket.open {
+		// dsh's resume persists the closers, then its restored Session
+		// appends the resume marker: a compaction bracket left open before
+		// a lifecycle marker belongs to a dead lifecycle, so the turn/end
+		// that crosses it is accepted (semantics.md §5.2, §5.4).
+		last := closers[len(closers)-1]
+		closers = append(closers, fold.ResumeMarker(last.Seq+1, wallClock()))
+	}
 	if opts.append && len(closers) > 0 {
 		if err := checkAppendable(events, opts.file); err != nil {
+			return err
+		}
+		if err := checkRepaired(opts.file, encodeRows(closers), read); err != nil {
 			return err
 		}
 	}
@@ -130,10 +159,10 @@ func runRepair(opts repairOptions, s *streams) error {
 		return err
 	}
 	if opts.json {
-		note(s, "%s: appended %d closers (%d bytes)", opts.file, len(closers), written)
+		note(s, "%s: appended %s (%d bytes)", opts.file, closerCount(closers), written)
 		return nil
 	}
-	_, err = fmt.Fprintf(s.out, "appended %d closers (%d bytes) to %s\n", len(closers), written, opts.file)
+	_, err = fmt.Fprintf(s.out, "appended %s (%d bytes) to %s\n", closerCount(closers), written, opts.file)
 	return err
 }
 
@@ -157,6 +186,44 @@ func checkAppendable(events *sessionEvents, path string) error {
 	return nil
 }
 
+// openBracket follows the compaction bracket a log leaves open: opened by
+// compaction/start, closed by compaction/end or by a lifecycle marker
+// (session/end-seed), after which it belongs to a dead lifecycle.
+type openBracket struct{ open bool }
+
+func (b *openBracket) apply(ev session.Event) {
+	switch ev.Type {
+	case "compaction/start":
+		b.open = true
+	case "compaction/end", "session/end-seed":
+		b.open = false
+	}
+}
+
+// wallClock is the time dsh stamps a live append with, in milliseconds.
+var wallClock = func() int64 { return time.Now().UnixMilli() }
+
+// checkRepaired reads the file again as it would be with rows appended,
+// streamed and without writing, and refuses when dshlog's verify finds an
+// error in it: repair never makes a log dsh opens into one it refuses, nor
+// leaves one it refuses behind its own closers.
+func checkRepaired(path string, rows []byte, read migrate.Options) error {
+	src, err := migrate.Open(path, nil, migrate.OpenOptions{Options: read, Extra: rows})
+	if err != nil {
+		return refuseAppend(path, "the repaired log would not open: "+errorText(err))
+	}
+	defer src.Close()
+	problems, err := verify.Errors(src.Reader, nil)
+	if err != nil || len(problems) == 0 {
+		return err
+	}
+	first, where := problems[0], ""
+	if first.Seq >= 0 {
+		where = fmt.Sprintf(" at seq %d", first.Seq)
+	}
+	return refuseAppend(path, fmt.Sprintf("the repaired log would not verify%s: [%s] %s", where, first.Code, first.Message))
+}
+
 func refuseAppend(path, why string) error {
 	return withHint(fmt.Errorf("%s: refusing to append: %s; the file is unchanged", path, why),
 		"run dshlog repair without --append to see the closers dsh would add")
@@ -176,11 +243,25 @@ func printClosers(s *streams, opts repairOptions, closers []session.Event, rows 
 		_, err := s.out.Write(rows)
 		return err
 	}
-	turn := closers[len(closers)-1].Data().Field("turn")
-	if _, err := fmt.Fprintf(s.out, "%s: turn %s is open; crash repair appends %d closers\n", opts.file, turn, len(closers)); err != nil {
+	count, marker := len(closers), ""
+	if closers[count-1].Type == "session/end-seed" {
+		count--
+		marker = " and the resume marker (a compaction is open; dsh's resume ends its lifecycle)"
+	}
+	turn := closers[count-1].Data().Field("turn")
+	if _, err := fmt.Fprintf(s.out, "%s: turn %s is open; crash repair appends %d closers%s\n", opts.file, turn, count, marker); err != nil {
 		return err
 	}
 	return printEvents(s.out, closers)
+}
+
+// closerCount says how many closers there are, and whether the resume
+// marker follows them.
+func closerCount(closers []session.Event) string {
+	if n := len(closers); closers[n-1].Type == "session/end-seed" {
+		return fmt.Sprintf("%d closers and the resume marker", n-1)
+	}
+	return fmt.Sprintf("%d closers", len(closers))
 }
 
 // appendRows appends rows to the file at path, which must still be what was

@@ -246,3 +246,11 @@ func jsString(v jsonv.Value) string {
 	}
 	return v.String()
 }
+
+// ResumeMarker returns the untagged session/end-seed {} that dsh's Session
+// appends when it restores a log for a new loop instance (crash resume
+// persists it right after the closers): the row type, seq, time, data.
+// dsh stamps it with the wall clock, as any live append.
+func ResumeMarker(seq, time int64) session.Event {
+	return closerEvent(typeEndSeed, seq, time, jsonv.ObjectValue())
+}

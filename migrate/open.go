@@ -30,6 +30,10 @@ type OpenOptions struct {
 	// than the header line (one compressed whole by the zstd tool), which
 	// dsh refuses; read-only verbs set it. Source.Unframed reports it.
 	AnyZstdFraming bool
+	// Extra is plaintext read after the file's own, as if the file ended
+	// with it: rows a writer means to append, checked before it appends
+	// them. It must be whole lines.
+	Extra []byte
 }
 
 // Source is a session file opened for reading: a Reader of its current
@@ -67,7 +71,11 @@ func Open(path string, stdin io.Reader, opts OpenOptions) (*Source, error) {
 		return nil, err
 	}
 	src := &Source{Path: path, Compression: f.compression, Size: f.size, identity: f.identity, closers: f.closers}
-	lines := jsonl.NewReader(f.text, f.name)
+	text := f.text
+	if len(opts.Extra) > 0 {
+		text = io.MultiReader(text, bytes.NewReader(opts.Extra))
+	}
+	lines := jsonl.NewReader(text, f.name)
 	hv, version, err := readHeaderLine(lines)
 	src.Unframed = f.zstd != nil && f.zstd.unframed
 	if err == nil {
@@ -205,4 +213,29 @@ func readHeaderFile(path string) (jsonv.Value, int, error) {
 	}
 	defer f.close()
 	return readHeaderLine(jsonl.NewReader(f.text, f.name))
+}
+
+// Text is a session file's plaintext, decompressed as Open reads it.
+type Text struct {
+	io.Reader
+	Compression jsonl.Compression
+	plain       *plainFile
+}
+
+// OpenText opens the session file at path ("-" reads stdin) and returns
+// its plaintext, for readers that need the rows before any codec judges
+// them (a rescue of a damaged log). A Zstandard file compressed whole is
+// read too.
+func OpenText(path string, stdin io.Reader) (*Text, error) {
+	p, err := openPlain(path, stdin, nil, true)
+	if err != nil {
+		return nil, err
+	}
+	return &Text{Reader: p.text, Compression: p.compression, plain: p}, nil
+}
+
+// Close releases the file.
+func (t *Text) Close() error {
+	t.plain.close()
+	return nil
 }
