@@ -77,7 +77,8 @@ result ("ok", "problems" or "unreadable"), errors, warnings, info, baselined
 and theorem (the request chain, null when the file does not fold to its end).
 --format github prints GitHub Actions workflow commands, --junit FILE writes a
 JUnit XML report, and --baseline FILE lets the findings listed in FILE (by
-file, code and seq) pass; --write-baseline FILE writes the current findings.
+file, code and seq) pass; --write-baseline FILE writes the current findings
+(errors and warnings) and passes unless a file could not be read.
 
 Every file is checked even when an earlier one fails; the exit code is the
 worst: 1 when a file has problems, 3 when a file could not be read.`,
@@ -110,7 +111,7 @@ worst: 1 when a file has problems, 3 when a file could not be read.`,
 	flags.BoolVar(&opts.allGenerations, "all-generations", false, "in a walked directory, judge every generation, not only the one dsh would open")
 	flags.StringVar(&opts.junit, "junit", "", "also write a JUnit XML report to `FILE`")
 	flags.StringVar(&opts.baseline, "baseline", "", "let the findings listed in `FILE` pass (matched by file, code and seq)")
-	flags.StringVar(&opts.writeBaseline, "write-baseline", "", "write the findings of this run to `FILE`, as a baseline")
+	flags.StringVar(&opts.writeBaseline, "write-baseline", "", "write the findings of this run to `FILE` as a baseline, and pass unless a file is unreadable")
 	flags.StringVar(&opts.explain, "explain", "", "say what finding `CODE` means, why dsh cares and how it arises")
 	return cmd
 }
@@ -224,6 +225,9 @@ func runVerify(opts verifyOptions, s *streams) error {
 		})
 		if err != nil {
 			return err
+		}
+		if summary.Unreadable == 0 {
+			return nil // every finding is in the baseline just written
 		}
 	}
 	return verifyOutcome(summary, targets)

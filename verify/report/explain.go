@@ -11,7 +11,7 @@ const explainWidth = 78
 
 // Explanation is the text of dshlog verify --explain: the code and its
 // severity, then what it means, why dsh cares and how it arises, each a
-// paragraph wrapped for a terminal.
+// titled paragraph wrapped for a terminal.
 func Explanation(e verify.Explanation) string {
 	var b strings.Builder
 	b.WriteString(e.Code + " (" + e.Severity.String() + ")\n")
@@ -20,7 +20,7 @@ func Explanation(e verify.Explanation) string {
 		{"Why dsh cares", e.Why},
 		{"How it arises", e.Arises},
 	} {
-		b.WriteString("\n" + p.title + ":\n")
+		b.WriteString(p.title + ":\n")
 		b.WriteString(wrap(p.text, "  ", explainWidth))
 	}
 	return b.String()
