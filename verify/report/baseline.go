@@ -57,8 +57,8 @@ func ReadBaseline(r io.Reader) (*Baseline, error) {
 	}
 	b := &Baseline{known: map[BaselineEntry]bool{}}
 	for _, e := range file.Findings {
-		seq := int64(-1)
-		if e.Seq != nil {
+		seq := int64(-1) // null: a finding about the whole file
+		if e.Seq != nil && *e.Seq >= 0 {
 			seq = *e.Seq
 		}
 		b.known[BaselineEntry{File: e.File, Code: e.Code, Seq: seq}] = true

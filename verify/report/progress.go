@@ -18,19 +18,20 @@ type Progress struct {
 	start      time.Time
 	last       time.Time
 	shown      bool
+	now        func() time.Time // the clock, replaced in tests
 }
 
 // NewProgress returns the progress of judging total files of totalBytes.
 func NewProgress(w io.Writer, total int, totalBytes int64) *Progress {
 	now := time.Now()
-	return &Progress{w: w, total: total, totalBytes: totalBytes, start: now, last: now}
+	return &Progress{w: w, total: total, totalBytes: totalBytes, start: now, last: now, now: time.Now}
 }
 
 // Done counts a file of size bytes (negative when unknown) as judged.
 func (p *Progress) Done(size int64) {
 	p.done++
 	p.bytes += max(size, 0)
-	now := time.Now()
+	now := p.now()
 	if now.Sub(p.last) < 100*time.Millisecond {
 		return
 	}
