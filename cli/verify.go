@@ -104,9 +104,9 @@ worst: 1 when a file has problems, 3 when a file could not be read.`,
 	}
 	flags := cmd.Flags()
 	flags.BoolVar(&opts.json, "json", false, "print one JSON object per finding and per file (--format json)")
-	flags.StringVar(&opts.format, "format", "text", "report format: text, json or github (GitHub Actions workflow commands)")
+	flags.StringVar(&opts.format, "format", "text", "report `FORMAT`: text, json or github (GitHub Actions workflow commands)")
 	flags.BoolVar(&opts.strict, "strict", false, "fail a file on warnings too")
-	flags.IntVarP(&opts.jobs, "jobs", "j", runtime.NumCPU(), "judge `N` files in parallel")
+	flags.IntVarP(&opts.jobs, "jobs", "j", 0, "judge `N` files in parallel (0: one per CPU)")
 	flags.StringVar(&opts.shard, "shard", "", "judge only shard `I/N` of the files (by path hash; I from 1 to N)")
 	flags.BoolVar(&opts.allGenerations, "all-generations", false, "in a walked directory, judge every generation, not only the one dsh would open")
 	flags.StringVar(&opts.junit, "junit", "", "also write a JUnit XML report to `FILE`")
@@ -142,6 +142,13 @@ func runVerify(opts verifyOptions, s *streams) error {
 			return usageErrorf("%v", err)
 		}
 	}
+	jobs := opts.jobs
+	switch {
+	case jobs < 0:
+		return usageErrorf("-j %d: the number of files judged in parallel cannot be negative", jobs)
+	case jobs == 0:
+		jobs = runtime.NumCPU()
+	}
 	judgement := report.Judgement{Strict: opts.strict}
 	if opts.baseline != "" {
 		baseline, err := readBaseline(opts.baseline)
@@ -168,7 +175,7 @@ func runVerify(opts verifyOptions, s *streams) error {
 	progress := newVerifyProgress(s, targets)
 	var summary report.Summary
 	var writeErr error
-	run := batch.Options{Jobs: opts.jobs, Stdin: s.in,
+	run := batch.Options{Jobs: jobs, Stdin: s.in,
 		Open: migrate.OpenOptions{Options: migrate.Options{Recovery: v2.Recoverable}, AnyZstdFraming: true}}
 	batch.Run(targets, run, func(r batch.Result) {
 		f := report.NewFile(r, judgement)
