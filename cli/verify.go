@@ -118,46 +118,10 @@ worst: 1 when a file has problems, 3 when a file could not be read.`,
 
 // runVerify judges every input and writes the reports.
 func runVerify(opts verifyOptions, s *streams) error {
-	format := opts.format
-	if opts.json {
-		format = "json"
+	run, err := newVerifyRun(opts, s)
+	if err != nil {
+		return err
 	}
-	out := bufio.NewWriter(s.out)
-	defer out.Flush()
-	var writer report.Writer
-	switch format {
-	case "text":
-		writer = report.NewText(out)
-	case "json":
-		writer = report.NewJSON(out)
-	case "github":
-		writer = report.NewGitHub(out, opts.strict)
-	default:
-		return usageErrorf("unknown --format %q (text, json or github)", opts.format)
-	}
-	shard := batch.Shard{Index: 1, Count: 1}
-	if opts.shard != "" {
-		var err error
-		if shard, err = batch.ParseShard(opts.shard); err != nil {
-			return usageErrorf("%v", err)
-		}
-	}
-	jobs := opts.jobs
-	switch {
-	case jobs < 0:
-		return usageErrorf("-j %d: the number of files judged in parallel cannot be negative", jobs)
-	case jobs == 0:
-		jobs = runtime.NumCPU()
-	}
-	judgement := report.Judgement{Strict: opts.strict}
-	if opts.baseline != "" {
-		baseline, err := readBaseline(opts.baseline)
-		if err != nil {
-			return err
-		}
-		judgement.Baseline = baseline
-	}
-
 	targets, empty := batch.Expand(opts.inputs, batch.Selection{AllGenerations: opts.allGenerations})
 	for _, dir := range empty {
 		note(s, "%s: no session logs found", dir)
@@ -165,79 +129,144 @@ func runVerify(opts verifyOptions, s *streams) error {
 	if len(targets) == 0 {
 		return fmt.Errorf("no session logs to verify in %s", strings.Join(opts.inputs, ", "))
 	}
-	targets = shard.Filter(targets)
+	targets = run.shard.Filter(targets)
+	run.progress = newVerifyProgress(s, targets)
+	batch.Run(targets, batch.Options{Jobs: run.jobs, Stdin: s.in,
+		Open: migrate.OpenOptions{Options: migrate.Options{Recovery: v2.Recoverable}, AnyZstdFraming: true}}, run.file)
+	if err := run.finish(opts); err != nil {
+		return err
+	}
+	if opts.writeBaseline != "" && run.summary.Unreadable == 0 {
+		return nil // every finding is in the baseline just written
+	}
+	return verifyOutcome(run.summary, targets)
+}
 
-	var junit *report.JUnit
+// verifyRun is one run of dshlog verify: how it judges, the reports it
+// writes as the files come, and what they add up to.
+type verifyRun struct {
+	s         *streams
+	out       *bufio.Writer
+	writer    report.Writer
+	junit     *report.JUnit // nil without --junit
+	judgement report.Judgement
+	shard     batch.Shard
+	jobs      int
+	progress  *report.Progress // nil when stderr is not a terminal
+	summary   report.Summary
+	// known collects the findings for --write-baseline; nil without it.
+	known []report.BaselineEntry
+	// err is the first error writing the report; after it, nothing more
+	// is written.
+	err error
+}
+
+// newVerifyRun checks the options and reads the baseline.
+func newVerifyRun(opts verifyOptions, s *streams) (*verifyRun, error) {
+	run := &verifyRun{s: s, out: bufio.NewWriter(s.out), judgement: report.Judgement{Strict: opts.strict},
+		shard: batch.Shard{Index: 1, Count: 1}, jobs: opts.jobs}
+	format := opts.format
+	if opts.json {
+		format = "json"
+	}
+	switch format {
+	case "text":
+		run.writer = report.NewText(run.out)
+	case "json":
+		run.writer = report.NewJSON(run.out)
+	case "github":
+		run.writer = report.NewGitHub(run.out, opts.strict)
+	default:
+		return nil, usageErrorf("unknown --format %q (text, json or github)", opts.format)
+	}
+	if opts.shard != "" {
+		var err error
+		if run.shard, err = batch.ParseShard(opts.shard); err != nil {
+			return nil, usageErrorf("%v", err)
+		}
+	}
+	switch {
+	case run.jobs < 0:
+		return nil, usageErrorf("-j %d: the number of files judged in parallel cannot be negative", run.jobs)
+	case run.jobs == 0:
+		run.jobs = runtime.NumCPU()
+	}
 	if opts.junit != "" {
-		junit = report.NewJUnit(opts.strict)
-	}
-	var known []report.BaselineEntry
-	progress := newVerifyProgress(s, targets)
-	var summary report.Summary
-	var writeErr error
-	run := batch.Options{Jobs: jobs, Stdin: s.in,
-		Open: migrate.OpenOptions{Options: migrate.Options{Recovery: v2.Recoverable}, AnyZstdFraming: true}}
-	batch.Run(targets, run, func(r batch.Result) {
-		f := report.NewFile(r, judgement)
-		summary.Add(f)
-		if opts.writeBaseline != "" {
-			for _, finding := range r.Findings {
-				if finding.Severity != verify.Info {
-					known = append(known, report.EntryOf(f.Name, finding))
-				}
-			}
-		}
-		if writeErr != nil {
-			return
-		}
-		if progress != nil {
-			progress.Clear()
-		}
-		for _, n := range r.Notes {
-			note(s, "%s", n)
-		}
-		if f.Verdict == report.Unreadable {
-			out.Flush()
-			printError(s.err, explainRefusal(f.Err))
-		}
-		writeErr = writer.File(f)
-		if junit != nil {
-			junit.File(f)
-		}
-		if progress != nil {
-			out.Flush()
-			progress.Done(r.Size)
-		}
-	})
-	if progress != nil {
-		progress.Clear()
-	}
-	if writeErr == nil {
-		writeErr = writer.Summary(&summary)
-	}
-	if writeErr == nil {
-		writeErr = out.Flush()
-	}
-	if writeErr != nil {
-		return writeErr
-	}
-	if junit != nil {
-		if err := publishFile(opts.junit, junit.WriteTo); err != nil {
-			return err
-		}
+		run.junit = report.NewJUnit(opts.strict)
 	}
 	if opts.writeBaseline != "" {
-		err := publishFile(opts.writeBaseline, func(w io.Writer) (int64, error) {
-			return 0, report.WriteBaseline(w, known)
-		})
+		run.known = []report.BaselineEntry{}
+	}
+	if opts.baseline != "" {
+		baseline, err := readBaseline(opts.baseline)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		if summary.Unreadable == 0 {
-			return nil // every finding is in the baseline just written
+		run.judgement.Baseline = baseline
+	}
+	return run, nil
+}
+
+// file reports one judged file, in path order: its notes and any error on
+// stderr, its findings and verdict in every report.
+func (run *verifyRun) file(r batch.Result) {
+	f := report.NewFile(r, run.judgement)
+	run.summary.Add(f)
+	if run.known != nil {
+		for _, finding := range r.Findings {
+			if finding.Severity != verify.Info {
+				run.known = append(run.known, report.EntryOf(f.Name, finding))
+			}
 		}
 	}
-	return verifyOutcome(summary, targets)
+	if run.err != nil {
+		return
+	}
+	if run.progress != nil {
+		run.progress.Clear()
+	}
+	for _, n := range r.Notes {
+		note(run.s, "%s", n)
+	}
+	if f.Verdict == report.Unreadable {
+		run.out.Flush()
+		printError(run.s.err, explainRefusal(f.Err))
+	}
+	run.err = run.writer.File(f)
+	if run.junit != nil {
+		run.junit.File(f)
+	}
+	if run.progress != nil {
+		run.out.Flush()
+		run.progress.Done(r.Size)
+	}
+}
+
+// finish writes the summary and the report files.
+func (run *verifyRun) finish(opts verifyOptions) error {
+	if run.progress != nil {
+		run.progress.Clear()
+	}
+	if run.err == nil {
+		run.err = run.writer.Summary(&run.summary)
+	}
+	if err := run.out.Flush(); run.err == nil {
+		run.err = err
+	}
+	if run.err != nil {
+		return run.err
+	}
+	if run.junit != nil {
+		if err := publishFile(opts.junit, run.junit.WriteTo); err != nil {
+			return err
+		}
+	}
+	if run.known != nil {
+		return publishFile(opts.writeBaseline, func(w io.Writer) (int64, error) {
+			return 0, report.WriteBaseline(w, run.known)
+		})
+	}
+	return nil
 }
 
 // verifyOutcome is the error the run ends with, the worst first: files
