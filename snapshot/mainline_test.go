@@ -69,7 +69,7 @@ func verifyFindings(t *testing.T, log []byte, name string) []verify.Finding {
 		t.Fatalf("%s: %v", name, err)
 	}
 	var findings []verify.Finding
-	if err := verify.Check(r, func(f verify.Finding) { findings = append(findings, f) }); err != nil {
+	if _, err := verify.Check(r, func(f verify.Finding) { findings = append(findings, f) }); err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
 	return findings

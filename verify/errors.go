@@ -11,7 +11,7 @@ func Errors(r *migrate.Reader, keep func(Finding) bool) ([]Finding, error) {
 		keep = func(f Finding) bool { return f.Severity == Error }
 	}
 	var found []Finding
-	err := Check(r, func(f Finding) {
+	_, err := Check(r, func(f Finding) {
 		if keep(f) {
 			found = append(found, f)
 		}
