@@ -1,0 +1,209 @@
+package snapshot
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/dshlog/dshlog/jsonl"
+	"github.com/dshlog/dshlog/jsonv"
+	"github.com/dshlog/dshlog/session"
+)
+
+// Replacement is one plain text rewrite of rule R2 (for the corpus:
+// every @x1a0f3n9/ and @xfcodeai/ to @deepseek-ai/).
+type Replacement struct {
+	Old, New string
+}
+
+// ScopeReplacements are the rewrites of rule R2, which undo the forks'
+// npm scope rename.
+func ScopeReplacements() []Replacement {
+	return []Replacement{{"@x1a0f3n9/", "@deepseek-ai/"}, {"@xfcodeai/", "@deepseek-ai/"}}
+}
+
+// RestoreOptions say what a restore fills in.
+type RestoreOptions struct {
+	Values
+	// Replace are the text rewrites of rule R2, applied in order to every
+	// row after the placeholders; none unless asked.
+	Replace []Replacement
+	// Expected, when not nil, holds the prompts and tool lists dsh's snapshot
+	// folder keeps beside the log; they take the place of Values.System and
+	// Values.Tools.
+	Expected *Expected
+}
+
+// packedTypes are the v0/v1 rows that pack several stream chunks, one seq
+// each (rule R4).
+var packedTypes = map[string]string{
+	"text-chunks":      "texts",
+	"reasoning-chunks": "texts",
+	"tool-call-chunks": "args",
+}
+
+// Restore reads a normalized snapshot from src (name is used in errors)
+// and writes the session log it stands for to dst, one row at a time.
+func Restore(dst io.Writer, src io.Reader, name string, opts RestoreOptions) error {
+	r, err := newRestorer(opts)
+	if err != nil {
+		return err
+	}
+	lines := jsonl.NewReader(src, name)
+	out := bufio.NewWriter(dst)
+	for {
+		line, err := lines.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return err
+		}
+		if strings.TrimSpace(string(line.Text)) == "" {
+			continue // dsh's harness skips blank lines
+		}
+		row, err := r.row(line.Text)
+		if err != nil {
+			return &jsonl.Error{File: name, Line: line.Num, Err: err}
+		}
+		if _, err := out.Write(row); err != nil {
+			return err
+		}
+	}
+	if !r.sawHeader {
+		return &jsonl.Error{File: name, Line: 1, Err: errors.New("no session header")}
+	}
+	return out.Flush()
+}
+
+// restorer carries a restore's state from row to row.
+type restorer struct {
+	opts      RestoreOptions
+	formats   []idFormat
+	sawHeader bool
+	createdAt float64
+	seq       int64 // the next row's seq (R4)
+	prompts   int   // system prompts substituted so far
+	headers   int   // request/header tool lists substituted so far
+	tools     jsonv.Value
+	buf       []byte
+}
+
+func newRestorer(opts RestoreOptions) (*restorer, error) {
+	formats, err := compileFormats(opts.IDFormats)
+	if err != nil {
+		return nil, err
+	}
+	if opts.TimeStep == 0 {
+		opts.TimeStep = 1
+	}
+	return &restorer{opts: opts, formats: formats}, nil
+}
+
+// row restores one line: the header as text, a body row by the rules.
+func (r *restorer) row(text []byte) ([]byte, error) {
+	if !r.sawHeader {
+		return r.header(text)
+	}
+	if r.opts.Expected != nil {
+		var err error
+		if text, err = r.substituteExpected(text); err != nil {
+			return nil, err
+		}
+	}
+	v, err := jsonv.Parse([]byte(r.replaceText(string(text))))
+	if err != nil {
+		return nil, fmt.Errorf("not valid JSON after the placeholders were filled in: %v", err)
+	}
+	if v.Kind() != jsonv.Object {
+		return nil, errors.New("row is not a JSON object")
+	}
+	r.buf = append(r.restoreRow(v).Append(r.buf[:0]), '\n')
+	return r.buf, nil
+}
+
+// header fills in the header's placeholders and keeps it otherwise as it is.
+func (r *restorer) header(text []byte) ([]byte, error) {
+	replaced := r.replaceText(string(text))
+	hv, err := jsonv.Parse([]byte(replaced))
+	if err != nil || hv.Kind() != jsonv.Object || hv.Field("type").Text() != "session" {
+		return nil, errors.New("the first line is not a session header")
+	}
+	createdAt, ok := hv.Field("createdAt").Number()
+	if !ok {
+		return nil, errors.New("the session header has no numeric createdAt (rule R5 needs it)")
+	}
+	r.sawHeader, r.createdAt = true, createdAt
+	return append([]byte(replaced), '\n'), nil
+}
+
+// replaceText applies rules R1 and R2: plain text replacements on the row.
+func (r *restorer) replaceText(text string) string {
+	if strings.Contains(text, "{{") {
+		text = strings.ReplaceAll(text, cwdToken, r.opts.Cwd)
+		text = strings.ReplaceAll(text, systemToken, r.opts.System)
+		text = tokenPattern.ReplaceAllStringFunc(text, r.ordinalValue)
+	}
+	for _, rep := range r.opts.Replace {
+		text = strings.ReplaceAll(text, rep.Old, rep.New)
+	}
+	return text
+}
+
+// restoreRow applies rules R3 to R7 to a row whose text is restored.
+func (r *restorer) restoreRow(v jsonv.Value) jsonv.Value {
+	typ := v.Field("type").Text()
+	if typ == "request/header" && v.Field("data").Field("header").Field("tools").Text() == toolsToken {
+		v = withPath(v, r.opts.Tools, "data", "header", "tools") // R3
+	}
+	seqKey, timeKey, width := "seq", "time", int64(1)
+	if list, packed := packedTypes[typ]; packed {
+		seqKey, timeKey = "seq0", "time0"
+		width = int64(v.Field("data").Field(list).Len())
+	}
+	members := []jsonv.Member{
+		jsonv.M("type", v.Field("type")),
+		jsonv.M(seqKey, jsonv.IntValue(r.seq)),
+		jsonv.M(timeKey, jsonv.NumberValue(r.createdAt+float64(r.seq*r.opts.TimeStep))),
+	}
+	for _, m := range v.Members() {
+		switch m.Key {
+		case "type", "seq", "time", "seq0", "time0":
+			continue
+		case "sourceEventSeqs":
+			m.Value = compressSeqs(m.Value) // R7
+		}
+		members = append(members, m)
+	}
+	r.seq += width
+	return jsonv.ObjectValue(members...)
+}
+
+// compressSeqs re-encodes an expanded list of seqs with dsh's ranges; any
+// other value is kept as it is.
+func compressSeqs(v jsonv.Value) jsonv.Value {
+	elems := v.Elements()
+	if v.Kind() != jsonv.Array {
+		return v
+	}
+	seqs := make([]int64, len(elems))
+	for i, e := range elems {
+		n, ok := e.SafeInt()
+		if !ok || e.Kind() != jsonv.Number {
+			return v
+		}
+		seqs[i] = n
+	}
+	return session.EncodeSeqRanges(seqs)
+}
+
+// withPath returns v with the member at the path of keys set to val, each
+// key keeping its position.
+func withPath(v jsonv.Value, val jsonv.Value, keys ...string) jsonv.Value {
+	if len(keys) == 1 {
+		return v.With(keys[0], val)
+	}
+	return v.With(keys[0], withPath(v.Field(keys[0]), val, keys[1:]...))
+}
