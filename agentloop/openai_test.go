@@ -173,4 +173,3 @@ func TestOpenAIWireRequest(t *testing.T) {
 		t.Errorf("wire request\n got %s\nwant %s", body, want)
 	}
 }
-
