@@ -20,7 +20,8 @@ import (
 // a settlement for each one. It then runs dshlog verify's series rule over
 // the file, so each request extends the previous one unless the log
 // explains why (a series header or a session/end-seed). The first
-// difference is returned as a *Mismatch.
+// difference is returned as a *Mismatch, an unexplained break as a
+// *SeriesError.
 //
 // Memory: the fold of the file and the requests in sent.
 func CheckRequests(path string, sent []Request) error {
@@ -81,6 +82,21 @@ func checkSettlement(f *fold.Fold, settlement session.Event, sent map[int]Reques
 // previous one without the log explaining why.
 var seriesFindings = map[string]bool{verify.CodeNotExtending: true, verify.CodeSeriesMarker: true}
 
+// SeriesError reports requests that do not extend the previous one while
+// the log does not say why: verify's series findings on the file.
+type SeriesError struct {
+	Path     string
+	Findings []verify.Finding
+}
+
+func (e *SeriesError) Error() string {
+	parts := make([]string, len(e.Findings))
+	for i, f := range e.Findings {
+		parts[i] = fmt.Sprintf("seq %d: %s: %s", f.Seq, f.Code, f.Message)
+	}
+	return strings.Join(parts, "; ")
+}
+
 // checkSeries runs verify over the file and returns its series findings.
 func checkSeries(path string) error {
 	src, err := migrate.Open(path, nil, migrate.OpenOptions{})
@@ -88,17 +104,17 @@ func checkSeries(path string) error {
 		return err
 	}
 	defer src.Close()
-	var problems []string
+	series := &SeriesError{Path: path}
 	err = verify.Check(src.Reader, func(f verify.Finding) {
 		if seriesFindings[f.Code] {
-			problems = append(problems, fmt.Sprintf("seq %d: %s: %s", f.Seq, f.Code, f.Message))
+			series.Findings = append(series.Findings, f)
 		}
 	})
 	if err != nil {
 		return err
 	}
-	if len(problems) > 0 {
-		return fmt.Errorf("%s: %s", path, strings.Join(problems, "; "))
+	if len(series.Findings) > 0 {
+		return series
 	}
 	return nil
 }

@@ -1,0 +1,136 @@
+package cli
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/dshlog/dshlog/agentloop"
+	"github.com/dshlog/dshlog/snapshot"
+)
+
+// TestLoopSnapshots: each scenario's log, in dsh's normalized snapshot
+// form, and its dshlog fold --surface output equal the regression
+// snapshots under testdata/snapshots/<scenario>/ (rewritten only with
+// -update).
+func TestLoopSnapshots(t *testing.T) {
+	for _, sc := range agentloop.Scenarios {
+		t.Run(sc.Name, func(t *testing.T) {
+			dir := t.TempDir()
+			output := filepath.Join(dir, "session.v4.jsonl")
+			if code, _, stderr := runDshlog(t, "loop", "--scenario", sc.Name, "-o", output); code != ExitOK {
+				t.Fatalf("dshlog loop exited %d: %s", code, stderr)
+			}
+			scripts, err := sc.Scripts()
+			if err != nil {
+				t.Fatal(err)
+			}
+			for k := range scripts {
+				path := sessionPath(output, k)
+				f, err := os.Open(path)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var normalized bytes.Buffer
+				err = snapshot.Normalize(&normalized, f, path, snapshot.NormalizeOptions{})
+				f.Close()
+				if err != nil {
+					t.Fatal(err)
+				}
+				code, surface, stderr := runDshlog(t, "fold", "--surface", path)
+				if code != ExitOK {
+					t.Fatalf("dshlog fold exited %d: %s", code, stderr)
+				}
+				snapshots := filepath.Join("..", "testdata", "snapshots", sc.Name)
+				compareSnapshot(t, filepath.Join(snapshots, filepath.Base(path)), normalized.Bytes())
+				compareSnapshot(t, filepath.Join(snapshots, sessionPath("surface.txt", k)),
+					[]byte(strings.ReplaceAll(surface, dir+string(filepath.Separator), "")))
+			}
+		})
+	}
+}
+
+// compareSnapshot compares got with the file at path, or writes it there
+// under -update.
+func compareSnapshot(t *testing.T, path string, got []byte) {
+	t.Helper()
+	if *update {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./cli -run TestLoopSnapshots -update to create it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs (rerun with -update to accept):\n%s", path, diffLines(string(want), string(got)))
+	}
+}
+
+// runDshlog runs the command in-process and returns its exit code, stdout
+// and stderr.
+func runDshlog(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	code := Run(args, strings.NewReader(""), &stdout, &stderr)
+	return code, stdout.String(), stderr.String()
+}
+
+// TestLoopVerifyFails: --verify exits 1 when the log read back from disk
+// no longer rebuilds a request the model received, naming the request, the
+// first differing message and both versions.
+func TestLoopVerifyFails(t *testing.T) {
+	tests := []struct {
+		name     string
+		old, new string
+		want     []string
+	}{
+		{"an edited tool result", `"echo: one"`, `"echo: two"`, []string{
+			"request 2 (settled at seq 13): message 3 differs",
+			`  sent:    {"role":"tool",`,
+			`"text":"echo: one"`,
+			`  rebuilt: {"role":"tool",`,
+			`"text":"echo: two"`,
+		}},
+		{"an edited user message", `"data":{"content":[{"type":"text","text":"again"}]`, `"data":{"content":[{"type":"text","text":"AGAIN"}]`, []string{
+			"request 3 (settled at seq 21): message 5 differs",
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			output := filepath.Join(t.TempDir(), "four-turn.v4.jsonl")
+			opts := loopOptions{scenario: "four-turn", output: output, verify: true, keyEnv: "DSHLOG_API_KEY",
+				beforeVerify: func(path string) error {
+					data, err := os.ReadFile(path)
+					if err != nil {
+						return err
+					}
+					edited := bytes.Replace(data, []byte(tt.old), []byte(tt.new), 1)
+					if bytes.Equal(edited, data) {
+						t.Fatal("the edit changed nothing")
+					}
+					return os.WriteFile(path, edited, 0o644)
+				}}
+			var stdout, stderr bytes.Buffer
+			err := runLoop(t.Context(), opts, &streams{in: strings.NewReader(""), out: &stdout, err: &stderr})
+			if ExitCode(err) != ExitProblems {
+				t.Fatalf("runLoop = %v (exit %d), want exit 1", err, ExitCode(err))
+			}
+			for _, want := range tt.want {
+				if !strings.Contains(stdout.String(), want) {
+					t.Errorf("output lacks %q:\n%s", want, stdout.String())
+				}
+			}
+			if strings.Contains(stdout.String(), "verified") {
+				t.Errorf("output says verified:\n%s", stdout.String())
+			}
+		})
+	}
+}
