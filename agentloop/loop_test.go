@@ -38,6 +38,24 @@ func readEvents(t *testing.T, data []byte) []session.Event {
 	}
 }
 
+// readEventsOrError reads a v4 session to the end and returns the first
+// error, or nil.
+func readEventsOrError(data []byte) error {
+	r, err := migrate.NewReader(jsonl.NewReader(bytes.NewReader(data), "session"), migrate.Options{Recovery: v2.Strict})
+	if err != nil {
+		return err
+	}
+	for {
+		_, err := r.Next()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
 func foldEvents(t *testing.T, events []session.Event) *fold.Fold {
 	t.Helper()
 	f := fold.New()
