@@ -31,7 +31,8 @@
 // fold rebuilds from log[0..settlement).
 //
 // Memory: a Loop holds the fold of its log (the live surface, see package
-// fold), the appender's lifecycle state and the rows of the current step;
-// the log itself goes to the writer as it is written. A Recorder holds
-// every request it saw.
+// fold), the appender's lifecycle state and the seqs of each turn's nodes;
+// each row goes to the writer as soon as it is admitted. A Recorder holds
+// every request it saw. A fork script runs its parent in memory first and
+// holds the parent's log while it cuts the seed.
 package agentloop

@@ -79,9 +79,19 @@ func start(s *Script, model Model, tools *Tools, out io.Writer, h session.Header
 // Header returns the session's header.
 func (l *Loop) Header() session.Header { return l.header }
 
-// Run runs every turn of the script.
+// ErrInterrupted is returned by Run when ctx was cancelled (the user
+// interrupted the run): the turn in progress was closed as aborted and no
+// further turn was started.
+var ErrInterrupted = errors.New("the run was interrupted; the turn in progress ends aborted")
+
+// Run runs every turn of the script. A cancelled ctx is a user's cancel:
+// the stream in progress is settled as dsh settles it, its turn ends
+// aborted, and Run returns ErrInterrupted.
 func (l *Loop) Run(ctx context.Context) error {
 	for i, turn := range l.script.Turns {
+		if ctx.Err() != nil {
+			return ErrInterrupted
+		}
 		if err := l.runTurn(ctx, turn); err != nil {
 			if errors.Is(err, ErrCrashed) {
 				return err

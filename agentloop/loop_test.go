@@ -352,3 +352,65 @@ func TestCompactionCitesShadowedNodes(t *testing.T) {
 		t.Errorf("request sizes %v, want %v", counts, want)
 	}
 }
+
+// interruptingModel cancels the run's context after the first piece of
+// request `at`, as a user's Ctrl-C does.
+type interruptingModel struct {
+	inner  Model
+	at     int
+	cancel context.CancelFunc
+}
+
+func (m *interruptingModel) Stream(ctx context.Context, req Request, emit func(Chunk) error) error {
+	if req.Index() != m.at {
+		return m.inner.Stream(ctx, req, emit)
+	}
+	first := true
+	err := m.inner.Stream(ctx, req, func(c Chunk) error {
+		if err := emit(c); err != nil {
+			return err
+		}
+		if first {
+			first = false
+			m.cancel()
+			return context.Canceled
+		}
+		return nil
+	})
+	return err
+}
+
+// TestInterruptKeepsStreamedText: a cancelled run settles the stream in
+// progress as an interrupted message, ends its turn aborted, runs no later
+// turn, and the log still rebuilds every request.
+func TestInterruptKeepsStreamedText(t *testing.T) {
+	sc, _ := FindScenario("four-turn")
+	scripts, _ := sc.Scripts()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var out bytes.Buffer
+	run, err := RunScript(ctx, scripts[0], &interruptingModel{inner: NewScriptedModel(scripts[0]), at: 2, cancel: cancel}, &out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !run.Interrupted || len(run.Requests) != 2 {
+		t.Fatalf("interrupted %v after %d requests, want true after 2", run.Interrupted, len(run.Requests))
+	}
+	events := readEvents(t, out.Bytes())
+	last := events[len(events)-1]
+	if last.Type != "turn/end" || last.Data().Field("reason").String() != `{"kind":"aborted","reason":{"kind":"user"}}` {
+		t.Errorf("last event %s %s", last.Type, last.Row)
+	}
+	settlement := events[len(events)-3]
+	if settlement.Type != "assistant/message" || !settlement.Data().Field("interrupted").IsTrue() ||
+		settlement.Data().Field("message").Field("content").String() != `[{"type":"text","text":"d"}]` {
+		t.Errorf("settlement %s", settlement.Row)
+	}
+	path := t.TempDir() + "/session.v4.jsonl"
+	if err := os.WriteFile(path, out.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := CheckRequests(path, run.Requests); err != nil {
+		t.Error(err)
+	}
+}

@@ -67,6 +67,8 @@ type Run struct {
 	Requests []Request
 	// Crashed says the script killed the loop during a tool call.
 	Crashed bool
+	// Interrupted says ctx was cancelled before the script's last turn.
+	Interrupted bool
 	// Tools are the tools' side effects.
 	Tools *Tools
 }
@@ -74,7 +76,8 @@ type Run struct {
 // RunScript runs s with model (a ScriptedModel of s when nil) and writes
 // the session log to out. A fork script first runs its parent scenario in
 // memory and starts from buildForkSeed of the parent's log. A crash the
-// script asks for is not an error: Run.Crashed says so.
+// script asks for is not an error, nor is a cancelled ctx: Run.Crashed and
+// Run.Interrupted say so.
 func RunScript(ctx context.Context, s *Script, model Model, out io.Writer) (Run, error) {
 	if model == nil {
 		model = NewScriptedModel(s)
@@ -94,8 +97,11 @@ func RunScript(ctx context.Context, s *Script, model Model, out io.Writer) (Run,
 	run := Run{Header: l.Header(), Tools: tools}
 	err = l.Run(ctx)
 	run.Requests = recorder.Requests()
-	if errors.Is(err, ErrCrashed) {
+	switch {
+	case errors.Is(err, ErrCrashed):
 		run.Crashed, err = true, nil
+	case errors.Is(err, ErrInterrupted):
+		run.Interrupted, err = true, nil
 	}
 	return run, err
 }

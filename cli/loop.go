@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"strings"
 
@@ -94,6 +95,10 @@ func runLoop(ctx context.Context, opts loopOptions, s *streams) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
+	// Ctrl-C is the user's cancel: the stream in progress is settled, its
+	// turn ends aborted, and the log written so far is kept.
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
+	defer stop()
 	chosen := 0
 	for _, set := range []bool{opts.list, opts.scenario != "", opts.script != ""} {
 		if set {
@@ -212,6 +217,9 @@ func runLoopScript(ctx context.Context, script *agentloop.Script, model agentloo
 	run, err := agentloop.RunScript(ctx, script, model, w)
 	if err != nil {
 		return run, err
+	}
+	if run.Interrupted {
+		note(s, "session %s: interrupted; the turn in progress ends aborted and no later turn was run", script.Session)
 	}
 	if run.Crashed {
 		note(s, "session %s: the loop was killed during a tool call, as the script asks; the log ends with a dangling tool/call (dshlog repair shows the closers)", script.Session)
