@@ -57,17 +57,20 @@ type Mismatch struct {
 	// Settlement is the seq of the settlement the rebuilt request comes
 	// from, or -1 when the log has no settlement for it.
 	Settlement int64
-	// Part names what differs: "message N" (0-based), a top-level field,
-	// or "messages" when one list is a prefix of the other.
-	Part     string
-	Sent     string
-	Rebuilt  string
-	Describe string
+	// Part names what differs: "message N" (0-based) or a top-level
+	// field; Sent and Rebuilt are both versions as JSON, "(absent)" for
+	// a missing one.
+	Part    string
+	Sent    string
+	Rebuilt string
+	// Problem, when set, is a difference that is not a part: the log has
+	// no settlement for the request.
+	Problem string
 }
 
 func (m *Mismatch) Error() string {
-	if m.Describe != "" {
-		return fmt.Sprintf("request %d: %s", m.Index, m.Describe)
+	if m.Problem != "" {
+		return fmt.Sprintf("request %d: %s", m.Index, m.Problem)
 	}
 	return fmt.Sprintf("request %d (settled at seq %d): %s differs\n  sent:    %s\n  rebuilt: %s",
 		m.Index, m.Settlement, m.Part, m.Sent, m.Rebuilt)

@@ -54,7 +54,7 @@ func CheckRequests(path string, sent []Request) error {
 	}
 	for _, r := range sent {
 		if _, open := byIndex[r.Index()]; open {
-			return &Mismatch{Index: r.Index(), Settlement: -1, Describe: fmt.Sprintf("the log has %d settlements; none settles this request", f.Settlements())}
+			return &Mismatch{Index: r.Index(), Settlement: -1, Problem: fmt.Sprintf("the log has %d settlements; none settles this request", f.Settlements())}
 		}
 	}
 	return checkSeries(path)

@@ -2,6 +2,9 @@ package cli
 
 import (
 	"bytes"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -132,5 +135,45 @@ func TestLoopVerifyFails(t *testing.T) {
 				t.Errorf("output says verified:\n%s", stdout.String())
 			}
 		})
+	}
+}
+
+// TestLoopEndpoint: --endpoint and --model send the requests to an
+// OpenAI-compatible server (here one in the test process) with the key
+// from the environment, and the log names the model.
+func TestLoopEndpoint(t *testing.T) {
+	var auth []string
+	server := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		auth = append(auth, r.Header.Get("Authorization"))
+		w.Header().Set("Content-Type", "text/event-stream")
+		for _, event := range []string{
+			`{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"c1","type":"function","function":{"name":"deploy","arguments":"{\"env\":"}}]}}]}`,
+			`{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"\"prod\"}"}}]}}]}`,
+			`{"choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}`,
+			`{"choices":[],"usage":{"prompt_tokens":10,"completion_tokens":5}}`,
+			`[DONE]`,
+		} {
+			fmt.Fprintf(w, "data: %s\n\n", event)
+		}
+	}))
+	defer server.Close()
+	t.Setenv("TEST_LOOP_KEY", "secret")
+	output := filepath.Join(t.TempDir(), "crash.v4.jsonl")
+	code, stdout, stderr := runDshlog(t, "loop", "--scenario", "crash", "--endpoint", server.URL, "--model", "served-model",
+		"--api-key-env", "TEST_LOOP_KEY", "-o", output, "--verify")
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stdout, "loop-crash: 1 request verified") || len(auth) != 1 || auth[0] != "Bearer secret" {
+		t.Errorf("stdout %q, authorization %q", stdout, auth)
+	}
+	data, err := os.ReadFile(output)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`"config":{"provider":"openai-compatible","model":"served-model"}`, `"callId":"c1","name":"deploy","arguments":"{\"env\":\"prod\"}"`} {
+		if !bytes.Contains(data, []byte(want)) {
+			t.Errorf("the log lacks %s", want)
+		}
 	}
 }
