@@ -162,6 +162,9 @@ func isNameList(v jsonv.Value) bool {
 // ordinalValue is the value of one {{kind:N}} placeholder, or the
 // placeholder itself when its kind has no format.
 func (r *restorer) ordinalValue(tok string) string {
+	if id, ok := r.opts.IDs[tok]; ok {
+		return id
+	}
 	m := tokenPattern.FindStringSubmatch(tok)
 	format, ok := r.opts.IDFormats[m[1]]
 	if !ok {

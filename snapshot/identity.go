@@ -1,6 +1,7 @@
 package snapshot
 
 import (
+	"cmp"
 	"regexp"
 	"slices"
 	"strings"
@@ -20,9 +21,25 @@ type identities struct {
 	seen    map[string]bool   // ids pending
 	highest map[string]int    // highest ordinal taken, by kind
 
-	pattern  *regexp.Regexp // every id, longest first
-	minLen   int            // the shortest id's length
+	// The matchers that find ids inside text, built by assign: ids holding
+	// a UUID by that UUID, ids in one of the formats by the format, and the
+	// few others by one pattern.
+	byUUID   map[string][]uuidSource
+	inFormat []*regexp.Regexp
+	others   *regexp.Regexp
 	uuidLike map[string]bool
+}
+
+// uuidSource is an id that holds a UUID at offset.
+type uuidSource struct {
+	id     string
+	offset int
+}
+
+// idMatch is an id found in text at [start, end).
+type idMatch struct {
+	start, end int
+	id         string
 }
 
 // claimed is an id waiting for its ordinal.
@@ -185,66 +202,98 @@ func (ids *identities) assign() {
 		ids.tokens[c.id] = token(c.kind, ids.highest[c.kind])
 	}
 	ids.pending, ids.seen = nil, nil
-	var sources []string
-	ids.uuidLike = map[string]bool{}
+	ids.byUUID, ids.uuidLike = map[string][]uuidSource{}, map[string]bool{}
+	var others []string
 	for id, tok := range ids.tokens {
 		if id == tok {
 			continue
 		}
-		sources = append(sources, id)
-		ids.uuidLike[id] = uuidFragment.MatchString(id)
-	}
-	if len(sources) == 0 {
-		return
-	}
-	slices.SortFunc(sources, func(a, b string) int {
-		if len(a) != len(b) {
-			return len(b) - len(a)
+		locs := uuidFragment.FindAllStringIndex(id, -1)
+		ids.uuidLike[id] = locs != nil
+		for _, loc := range locs {
+			fragment := id[loc[0]:loc[1]]
+			ids.byUUID[fragment] = append(ids.byUUID[fragment], uuidSource{id, loc[0]})
 		}
-		return strings.Compare(a, b)
-	})
-	quoted := make([]string, len(sources))
-	for i, s := range sources {
-		quoted[i] = regexp.QuoteMeta(s)
+		if _, _, formatted := ordinalOf(ids.formats, id); locs == nil && !formatted {
+			others = append(others, id)
+		}
 	}
-	ids.pattern = regexp.MustCompile(strings.Join(quoted, "|"))
-	ids.minLen = len(sources[len(sources)-1])
+	for _, f := range ids.formats {
+		ids.inFormat = append(ids.inFormat, regexp.MustCompile(strings.TrimSuffix(strings.TrimPrefix(f.parse.String(), "^"), "$")))
+	}
+	if len(others) > 0 {
+		slices.SortFunc(others, func(a, b string) int { return cmp.Or(len(b)-len(a), strings.Compare(a, b)) })
+		quoted := make([]string, len(others))
+		for i, id := range others {
+			quoted[i] = regexp.QuoteMeta(id)
+		}
+		ids.others = regexp.MustCompile(strings.Join(quoted, "|"))
+	}
 }
 
 // replace is s with every id in it replaced by its placeholder: s itself
-// when it is an id, else each occurrence not inside a longer word (a UUID
-// may follow a hyphen, as in session-<uuid>; a short id may not).
+// when it is an id, else each leftmost-longest occurrence not inside a
+// longer word (a UUID may follow a hyphen, as in session-<uuid>; a short id
+// may not).
 func (ids *identities) replace(s string) string {
 	if tok, ok := ids.tokens[s]; ok {
 		return tok
 	}
-	if ids.pattern == nil || len(s) < ids.minLen {
+	found := ids.find(s)
+	if found == nil {
 		return s
 	}
-	matches := ids.pattern.FindAllStringIndex(s, -1)
-	if matches == nil {
-		return s
-	}
+	slices.SortFunc(found, func(a, b idMatch) int { return cmp.Or(a.start-b.start, b.end-a.end) })
 	var b strings.Builder
 	cursor := 0
-	for _, m := range matches {
-		id := s[m[0]:m[1]]
-		guard := isWordByte
-		if !ids.uuidLike[id] {
-			guard = isWordOrHyphen
-		}
-		if (m[0] > 0 && guard(s[m[0]-1])) || (m[1] < len(s) && guard(s[m[1]])) {
+	for _, m := range found {
+		if m.start < cursor {
 			continue
 		}
-		b.WriteString(s[cursor:m[0]])
-		b.WriteString(ids.tokens[id])
-		cursor = m[1]
+		guard := isWordByte
+		if !ids.uuidLike[m.id] {
+			guard = isWordOrHyphen
+		}
+		if (m.start > 0 && guard(s[m.start-1])) || (m.end < len(s) && guard(s[m.end])) {
+			continue
+		}
+		b.WriteString(s[cursor:m.start])
+		b.WriteString(ids.tokens[m.id])
+		cursor = m.end
 	}
 	if cursor == 0 {
 		return s
 	}
 	b.WriteString(s[cursor:])
 	return b.String()
+}
+
+// find lists the places in s where an id stands.
+func (ids *identities) find(s string) []idMatch {
+	var found []idMatch
+	if len(ids.byUUID) > 0 && len(s) >= 36 {
+		for _, loc := range uuidFragment.FindAllStringIndex(s, -1) {
+			for _, src := range ids.byUUID[s[loc[0]:loc[1]]] {
+				start := loc[0] - src.offset
+				if start >= 0 && strings.HasPrefix(s[start:], src.id) {
+					found = append(found, idMatch{start, start + len(src.id), src.id})
+				}
+			}
+		}
+	}
+	for _, re := range ids.inFormat {
+		for _, loc := range re.FindAllStringIndex(s, -1) {
+			if id := s[loc[0]:loc[1]]; ids.tokens[id] != "" && ids.tokens[id] != id {
+				found = append(found, idMatch{loc[0], loc[1], id})
+			}
+		}
+	}
+	if ids.others != nil {
+		for _, loc := range ids.others.FindAllStringIndex(s, -1) {
+			found = append(found, idMatch{loc[0], loc[1], s[loc[0]:loc[1]]})
+		}
+	}
+	return found
 }
 
 func isWordByte(c byte) bool {

@@ -76,6 +76,8 @@ type Normalizer struct {
 	developer     bool           // the log holds developer messages: keep tool names
 	ids           *identities
 	header        bool // the header was handed out
+	recorded      Recorded
+	clock         clock
 }
 
 // NewNormalizer reads the whole of src once to learn the ids and the cwd
@@ -185,23 +187,45 @@ func (n *Normalizer) Next() (Row, error) {
 			return Row{}, err
 		}
 		row := Row{Line: line.Num, Seq: -1, Type: v.Field("type").Text()}
-		if seq, ok := v.Field("seq").Count(); ok {
+		seq, hasSeq := v.Field("seq").Count()
+		time, hasTime := v.Field("time").Number()
+		if _, packed := packedTypes[row.Type]; packed {
+			seq, hasSeq = v.Field("seq0").Count()
+			time, hasTime = v.Field("time0").Number()
+		}
+		if hasSeq {
 			row.Seq = seq
-		} else if seq0, ok := v.Field("seq0").Count(); ok {
-			row.Seq = seq0
 		}
 		v = mapStrings(v, n.tokenizeCwd)
 		if !n.header {
 			n.header = true
+			n.recorded.Cwd = n.cwd
 			if v.Has("cwd") {
 				v = v.With("cwd", jsonv.StringValue(cwdToken))
 			}
 		} else {
+			if hasSeq && hasTime {
+				n.clock.see(seq, time)
+			}
 			v = n.scrub(v, row.Type)
 		}
 		row.Value = mapStrings(v, n.ids.replace)
 		return row, nil
 	}
+}
+
+// Recorded is what the placeholders of the rows handed out so far stood
+// for; after Next has returned io.EOF, all of them.
+func (n *Normalizer) Recorded() Recorded {
+	r := n.recorded
+	r.IDs = map[string]string{}
+	for id, tok := range n.ids.tokens {
+		if id != tok {
+			r.IDs[tok] = id
+		}
+	}
+	r.Clock = slices.Clone(n.clock.runs)
+	return r
 }
 
 // scrub does what dsh's scrubSessionSnapshot does to a body row: the system
@@ -213,6 +237,7 @@ func (n *Normalizer) scrub(v jsonv.Value, typ string) jsonv.Value {
 	case "system/message":
 		content := data.Field("message").Field("content")
 		if block := content.Index(0); block.Field("text").Kind() == jsonv.String {
+			n.recorded.Prompts = append(n.recorded.Prompts, block.Field("text").Text())
 			content = content.WithIndex(0, block.With("text", jsonv.StringValue(systemToken)))
 			v = withPath(v, content, "data", "message", "content")
 		}
@@ -223,6 +248,9 @@ func (n *Normalizer) scrub(v jsonv.Value, typ string) jsonv.Value {
 			header = header.With("system", jsonv.StringValue(systemToken))
 		}
 		if header.Kind() == jsonv.Object && header.Has("tools") {
+			if n.recorded.Tools == nil || data.Field("reason").Text() == "change" {
+				n.recorded.Tools = append(n.recorded.Tools, header.Field("tools"))
+			}
 			header = header.With("tools", n.scrubTools(header.Field("tools")))
 		}
 		if header.Kind() == jsonv.Object {

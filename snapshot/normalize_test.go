@@ -79,9 +79,11 @@ func firstDiff(got, want []byte) string {
 	return "line counts " + strconv.Itoa(len(gotLines)) + " and " + strconv.Itoa(len(wantLines))
 }
 
-func clip(s string) string {
-	if len(s) > 400 {
-		return s[:400] + "…"
+func readFile(t *testing.T, path string) []byte {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
 	}
-	return s
+	return data
 }

@@ -139,17 +139,27 @@ func (r *restorer) header(text []byte) ([]byte, error) {
 	return append([]byte(replaced), '\n'), nil
 }
 
-// replaceText applies rules R1 and R2: plain text replacements on the row.
+// replaceText applies rules R1 and R2: text replacements on the row. The
+// placeholders stand inside JSON strings, so each value goes in as
+// JSON.stringify writes it inside quotes (for the corpus's values, itself).
 func (r *restorer) replaceText(text string) string {
 	if strings.Contains(text, "{{") {
-		text = strings.ReplaceAll(text, cwdToken, r.opts.Cwd)
-		text = strings.ReplaceAll(text, systemToken, r.opts.System)
-		text = tokenPattern.ReplaceAllStringFunc(text, r.ordinalValue)
+		text = strings.ReplaceAll(text, cwdToken, jsonInner(r.opts.Cwd))
+		text = strings.ReplaceAll(text, systemToken, jsonInner(r.opts.System))
+		text = tokenPattern.ReplaceAllStringFunc(text, func(tok string) string {
+			return jsonInner(r.ordinalValue(tok))
+		})
 	}
 	for _, rep := range r.opts.Replace {
-		text = strings.ReplaceAll(text, rep.Old, rep.New)
+		text = strings.ReplaceAll(text, jsonInner(rep.Old), jsonInner(rep.New))
 	}
 	return text
+}
+
+// jsonInner is s as it stands between the quotes of a JSON string.
+func jsonInner(s string) string {
+	quoted := jsonv.AppendString(nil, s)
+	return string(quoted[1 : len(quoted)-1])
 }
 
 // restoreRow applies rules R3 to R7 to a row whose text is restored.
@@ -163,10 +173,14 @@ func (r *restorer) restoreRow(v jsonv.Value) jsonv.Value {
 		seqKey, timeKey = "seq0", "time0"
 		width = int64(v.Field("data").Field(list).Len())
 	}
+	time := r.createdAt + float64(r.seq*r.opts.TimeStep)
+	if t, ok := timeAt(r.opts.Clock, r.seq); ok {
+		time = t
+	}
 	members := []jsonv.Member{
 		jsonv.M("type", v.Field("type")),
 		jsonv.M(seqKey, jsonv.IntValue(r.seq)),
-		jsonv.M(timeKey, jsonv.NumberValue(r.createdAt+float64(r.seq*r.opts.TimeStep))),
+		jsonv.M(timeKey, jsonv.NumberValue(time)),
 	}
 	for _, m := range v.Members() {
 		switch m.Key {

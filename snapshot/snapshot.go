@@ -18,19 +18,30 @@
 //
 // The Values a restore fills in are also what Normalize recognizes, so
 // Restore(Normalize(log)) gives the log back byte for byte when the log's own
-// values are supplied (its cwd, id formats, system prompt, tools, and a clock
-// of createdAt + seq×TimeStep).
+// values are supplied: its cwd, id formats, system prompt, tools and a clock
+// of createdAt + seq×TimeStep; or, for any log, the Recorded values a
+// Normalizer found (Normalizer.Recorded, Recorded.RestoreOptions).
 //
-// Memory: Restore holds one row at a time plus the expected prompts and
-// tool lists it substitutes. Normalize and Check read the log twice (the
-// first pass learns every id to replace, as dsh's redaction does over the
-// whole log before it rewrites); they hold one row at a time plus the table
-// of ids found, never the whole log.
+// Normalize differs from dsh's normalizer in what one log cannot know: dsh
+// redacts a parent and its children together, numbering every header's id
+// first; a child normalized alone numbers its parent 1 and itself next
+// (NormalizeOptions.Sessions names the others). Ids spelled in one of the
+// NormalizeOptions.IDFormats keep their ordinal, which undoes rule R1. dsh's
+// repository-key and review-checkout ids of git worktrees are not
+// recognized.
+//
+// Memory: Restore holds one row at a time plus the expected prompts, tool
+// lists and clock runs it puts in. Normalize and Check read the log twice
+// (the first pass learns every id to replace, as dsh's redaction does over
+// the whole log before it rewrites); they hold one row at a time plus the
+// table of ids found and, for Recorded, the system prompts, tool lists and
+// clock runs, never the whole log.
 package snapshot
 
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -47,6 +58,9 @@ type Values struct {
 	// ordinal: {{message:3}} is fmt.Sprintf(IDFormats["message"], 3). A kind
 	// without a format is left as a placeholder by Restore.
 	IDFormats map[string]string
+	// IDs maps placeholders to the ids they stand for ({{message:1}} →
+	// 8707a01d-…); an id listed here takes precedence over IDFormats.
+	IDs map[string]string
 	// System is the text {{system}} stands for in a system/message.
 	System string
 	// Tools is the tool list {{tools}} stands for in a request/header.
@@ -54,6 +68,9 @@ type Values struct {
 	// TimeStep is the clock of the restored rows: time = createdAt +
 	// seq×TimeStep (R5 uses 1).
 	TimeStep int64
+	// Clock, when not empty, gives the rows' times instead of TimeStep (a
+	// clock Normalizer.Recorded found).
+	Clock []ClockRun
 }
 
 // r3Tools is the tool list rule R3 puts in place of {{tools}}.
@@ -104,20 +121,31 @@ type idFormat struct {
 	parse  *regexp.Regexp // the whole value; group 1 is the ordinal
 }
 
-// compileFormats checks each format has exactly one integer verb and builds
-// the pattern that recognizes its values.
+// formatVerb is the integer verb of an id format.
+var formatVerb = regexp.MustCompile(`%(0?[1-9][0-9]*)?d`)
+
+// CheckIDFormat reports whether format can spell ids: it must hold exactly
+// one %d (or %0Nd) and no other verb.
+func CheckIDFormat(format string) error {
+	if len(formatVerb.FindAllStringIndex(format, -1)) != 1 || strings.Count(format, "%") != 1 {
+		return fmt.Errorf("id format %q needs exactly one %%d verb and no other", format)
+	}
+	return nil
+}
+
+// compileFormats checks each format and builds the pattern that recognizes
+// its values.
 func compileFormats(formats map[string]string) ([]idFormat, error) {
-	verb := regexp.MustCompile(`%(0?[1-9][0-9]*)?d`)
 	var out []idFormat
 	for kind, format := range formats {
-		locs := verb.FindAllStringIndex(format, -1)
-		if len(locs) != 1 || strings.Count(format, "%") != 1 {
-			return nil, fmt.Errorf("id format %q of %s needs exactly one %%d verb", format, kind)
+		if err := CheckIDFormat(format); err != nil {
+			return nil, fmt.Errorf("%s: %v", kind, err)
 		}
-		start, end := locs[0][0], locs[0][1]
-		pattern := "^" + regexp.QuoteMeta(format[:start]) + "([0-9]+)" + regexp.QuoteMeta(format[end:]) + "$"
+		loc := formatVerb.FindStringIndex(format)
+		pattern := "^" + regexp.QuoteMeta(format[:loc[0]]) + "([0-9]+)" + regexp.QuoteMeta(format[loc[1]:]) + "$"
 		out = append(out, idFormat{kind: kind, format: format, parse: regexp.MustCompile(pattern)})
 	}
+	slices.SortFunc(out, func(a, b idFormat) int { return strings.Compare(a.kind, b.kind) })
 	return out, nil
 }
 
