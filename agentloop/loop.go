@@ -42,14 +42,15 @@ type Loop struct {
 	contextLogged bool
 }
 
-// New starts a loop writing a fresh session (or, with seed, a fork child
-// whose header and inherited events are given) to out: the header line is
-// written at once, then each seed event.
+// New starts a loop writing a fresh session to out; the header line is
+// written at once. (RunScript starts a fork child from its seed.)
 func New(s *Script, model Model, tools *Tools, out io.Writer) (*Loop, error) {
 	h := session.Header{Version: v4.Version, ID: s.Session, CreatedAt: s.CreatedAt}
 	return start(s, model, tools, out, h, 0, nil)
 }
 
+// start writes header h (with inherited cut) and the seed events, each
+// admitted like any other, and returns the loop ready for its first turn.
 func start(s *Script, model Model, tools *Tools, out io.Writer, h session.Header, cut int64, seed []session.Event) (*Loop, error) {
 	appender, err := v4.NewAppender(h)
 	if err != nil {
