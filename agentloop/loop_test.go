@@ -83,7 +83,8 @@ func runBuiltIn(t *testing.T, scenario string) ([]byte, Run) {
 }
 
 // TestFourTurnReproducesTheSeed: four-turn has the event types, surface
-// ops and sources of the design notes' 41 events, their surface nodes, and
+// ops and sources of the design notes' 41 events (indeed their very rows,
+// key order included, but for times and ids), their surface nodes, and
 // six requests of 2, 4, 6, 6, 8 and 10 messages settled at 8, 13, 21, 22,
 // 30 and 38.
 func TestFourTurnReproducesTheSeed(t *testing.T) {
@@ -102,6 +103,11 @@ func TestFourTurnReproducesTheSeed(t *testing.T) {
 		ws, _ := seed[i].SourceEventSeqs()
 		if got[i].Type != seed[i].Type || got[i].SurfaceOp() != seed[i].SurfaceOp() || !slices.Equal(gs, ws) {
 			t.Errorf("seq %d: %s %v %v, want %s %v %v", i, got[i].Type, got[i].SurfaceOp(), gs, seed[i].Type, seed[i].SurfaceOp(), ws)
+		}
+	}
+	for i := range seed {
+		if g, w := blankRunValues(got[i].Row).String(), blankRunValues(seed[i].Row).String(); g != w {
+			t.Errorf("seq %d differs from the seed beyond times and ids:\n got  %s\n want %s", i, g, w)
 		}
 	}
 	f := foldEvents(t, got)
@@ -134,6 +140,34 @@ func TestFourTurnReproducesTheSeed(t *testing.T) {
 	}
 }
 
+// blankRunValues nulls what differs from run to run (times and ids) at
+// every depth, keeping key order.
+func blankRunValues(v jsonv.Value) jsonv.Value {
+	switch v.Kind() {
+	case jsonv.Array:
+		elems := v.Elements()
+		out := make([]jsonv.Value, len(elems))
+		for i, e := range elems {
+			out[i] = blankRunValues(e)
+		}
+		return jsonv.ArrayValue(out...)
+	case jsonv.Object:
+		var members []jsonv.Member
+		for _, m := range v.Members() {
+			value := blankRunValues(m.Value)
+			switch m.Key {
+			case "time", "time0", "id":
+				if k := m.Value.Kind(); k == jsonv.Number || k == jsonv.String {
+					value = jsonv.NullValue()
+				}
+			}
+			members = append(members, jsonv.M(m.Key, value))
+		}
+		return jsonv.ObjectValue(members...)
+	}
+	return v
+}
+
 // TestCrashRepairsToSeedClosers: the crash log ends with deploy's
 // tool/call, and crash repair closes it with the seed's closers.
 func TestCrashRepairsToSeedClosers(t *testing.T) {
@@ -144,6 +178,15 @@ func TestCrashRepairsToSeedClosers(t *testing.T) {
 	events := readEvents(t, data)
 	if n := len(events); n != 10 || events[n-1].Type != "tool/call" {
 		t.Fatalf("%d events ending with %s, want 10 ending with tool/call", n, events[n-1].Type)
+	}
+	seedData, err := os.ReadFile("../testdata/seed-vectors/crash-persisted.v4.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range readEvents(t, seedData) {
+		if g, w := blankRunValues(events[i].Row).String(), blankRunValues(want.Row).String(); g != w {
+			t.Errorf("seq %d differs from the seed beyond times and ids:\n got  %s\n want %s", i, g, w)
+		}
 	}
 	closers := foldEvents(t, events).InterruptedTurnClosers()
 	var rows []json.RawMessage

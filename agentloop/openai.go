@@ -248,7 +248,11 @@ func (s *deltaState) toolCall(call wireToolCall) error {
 	b, ok := s.calls[index]
 	chunk := Chunk{Kind: ToolCallDelta, Text: call.Function.Arguments}
 	if !ok {
-		b = &callBlock{id: call.ID, block: s.blocks}
+		id := call.ID
+		if id == "" {
+			id = fmt.Sprintf("call-%d", s.blocks) // dsh's log needs every call to have an id
+		}
+		b = &callBlock{id: id, block: s.blocks}
 		s.calls[index] = b
 		s.blocks++
 		s.open, s.last = true, ToolCallDelta

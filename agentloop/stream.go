@@ -74,9 +74,10 @@ func (r *reply) delta(c Chunk) {
 		open.name = c.Name
 	}
 	last := r.lastEntry()
-	// A piece that names its tool starts a pack of its own, as in dsh's
-	// stored streams.
-	if last != nil && last.chunk.IsNull() && last.kind == c.Kind && last.index == c.Index && c.Name == "" && last.id == c.ID {
+	// dsh packs a piece with the previous pack of the same block, call id
+	// and tool name (absent in both, or equal): the piece that names its
+	// tool and the ones after it go to separate packs.
+	if last != nil && last.chunk.IsNull() && last.kind == c.Kind && last.index == c.Index && last.id == c.ID && last.name == c.Name {
 		last.pieces = append(last.pieces, c.Text)
 		return
 	}
