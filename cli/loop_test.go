@@ -177,3 +177,24 @@ func TestLoopEndpoint(t *testing.T) {
 		}
 	}
 }
+
+// TestSessionPath: session K of a scenario goes beside FILE with ".K"
+// before its extension.
+func TestSessionPath(t *testing.T) {
+	tests := []struct {
+		path string
+		k    int
+		want string
+	}{
+		{"fork.v4.jsonl", 0, "fork.v4.jsonl"},
+		{"fork.v4.jsonl", 1, "fork.1.v4.jsonl"},
+		{"dir/fork.jsonl", 2, "dir/fork.2.jsonl"},
+		{"fork.log", 1, "fork.1.log"},
+		{"fork", 1, "fork.1"},
+	}
+	for _, tt := range tests {
+		if got := sessionPath(tt.path, tt.k); got != tt.want {
+			t.Errorf("sessionPath(%q, %d) = %q, want %q", tt.path, tt.k, got, tt.want)
+		}
+	}
+}
