@@ -117,6 +117,11 @@ func runSnapshotNormalize(opts snapshotNormalizeOptions, s *streams) error {
 	if err != nil {
 		return err
 	}
+	if opts.valuesOut != "" {
+		if _, err := os.Lstat(opts.valuesOut); err == nil {
+			return fmt.Errorf("%s: already exists; dshlog never overwrites a file", opts.valuesOut)
+		}
+	}
 	src, name, closeSrc, err := openSeekable(opts.file, s)
 	if err != nil {
 		return err
@@ -125,7 +130,7 @@ func runSnapshotNormalize(opts snapshotNormalizeOptions, s *streams) error {
 	var recorded snapshot.Recorded
 	err = publishOutput(opts.output, s, func(w io.Writer) error {
 		var err error
-		recorded, err = normalizeTo(w, src, name, normalizeOpts)
+		recorded, err = snapshot.NormalizeRecorded(w, src, name, normalizeOpts)
 		return err
 	})
 	if err != nil || opts.valuesOut == "" {
@@ -135,30 +140,6 @@ func runSnapshotNormalize(opts snapshotNormalizeOptions, s *streams) error {
 		_, err := w.Write(recorded.Encode())
 		return err
 	})
-}
-
-// normalizeTo writes the normalized log to w and returns what its
-// placeholders stood for.
-func normalizeTo(w io.Writer, src io.ReadSeeker, name string, opts snapshot.NormalizeOptions) (snapshot.Recorded, error) {
-	n, err := snapshot.NewNormalizer(src, name, opts)
-	if err != nil {
-		return snapshot.Recorded{}, err
-	}
-	out := bufio.NewWriter(w)
-	var buf []byte
-	for {
-		row, err := n.Next()
-		if err == io.EOF {
-			return n.Recorded(), out.Flush()
-		}
-		if err != nil {
-			return snapshot.Recorded{}, err
-		}
-		buf = append(row.Value.Append(buf[:0]), '\n')
-		if _, err := out.Write(buf); err != nil {
-			return snapshot.Recorded{}, err
-		}
-	}
 }
 
 // snapshotRestoreOptions are the inputs of dshlog snapshot restore.

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"io"
 	"strconv"
-	"strings"
 	"unicode/utf8"
 
 	"github.com/dshlog/dshlog/jsonl"
@@ -74,7 +73,7 @@ func nextSnapshotRow(r *jsonl.Reader, name string) (int, jsonv.Value, error) {
 		if err != nil {
 			return 0, jsonv.Value{}, err
 		}
-		if strings.TrimSpace(string(line.Text)) == "" {
+		if len(bytes.TrimSpace(line.Text)) == 0 {
 			continue
 		}
 		v, err := jsonv.Parse(line.Text)

@@ -2,6 +2,7 @@ package snapshot
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -44,23 +45,30 @@ type Row struct {
 // Normalize writes the log read from src (name is used in errors) to dst in
 // dsh's normalized snapshot form. It reads src twice.
 func Normalize(dst io.Writer, src io.ReadSeeker, name string, opts NormalizeOptions) error {
+	_, err := NormalizeRecorded(dst, src, name, opts)
+	return err
+}
+
+// NormalizeRecorded is Normalize that also returns what the placeholders
+// stood for, with which Restore gives the log back.
+func NormalizeRecorded(dst io.Writer, src io.ReadSeeker, name string, opts NormalizeOptions) (Recorded, error) {
 	n, err := NewNormalizer(src, name, opts)
 	if err != nil {
-		return err
+		return Recorded{}, err
 	}
 	out := bufio.NewWriter(dst)
 	var buf []byte
 	for {
 		row, err := n.Next()
 		if err == io.EOF {
-			return out.Flush()
+			return n.Recorded(), out.Flush()
 		}
 		if err != nil {
-			return err
+			return Recorded{}, err
 		}
 		buf = append(row.Value.Append(buf[:0]), '\n')
 		if _, err := out.Write(buf); err != nil {
-			return err
+			return Recorded{}, err
 		}
 	}
 }
@@ -80,8 +88,8 @@ type Normalizer struct {
 	clock         clock
 }
 
-// NewNormalizer reads the whole of src once to learn the ids and the cwd
-// to replace, then rewinds it for Next.
+// NewNormalizer reads the whole of src from its start once to learn the
+// ids and the cwd to replace, then rewinds it for Next.
 func NewNormalizer(src io.ReadSeeker, name string, opts NormalizeOptions) (*Normalizer, error) {
 	formats, err := compileFormats(opts.IDFormats)
 	if err != nil {
@@ -90,6 +98,9 @@ func NewNormalizer(src io.ReadSeeker, name string, opts NormalizeOptions) (*Norm
 	n := &Normalizer{src: src, name: name, ids: newIdentities(formats)}
 	for _, id := range opts.Sessions {
 		n.ids.claim(id, "session", true)
+	}
+	if _, err := src.Seek(0, io.SeekStart); err != nil {
+		return nil, err
 	}
 	if err := n.scan(); err != nil {
 		return nil, err
@@ -115,7 +126,7 @@ func (n *Normalizer) scan() error {
 		if err != nil {
 			return err
 		}
-		if strings.TrimSpace(string(line.Text)) == "" {
+		if len(bytes.TrimSpace(line.Text)) == 0 {
 			continue
 		}
 		v, err := parseRow(n.name, line)
@@ -179,7 +190,7 @@ func (n *Normalizer) Next() (Row, error) {
 		if err != nil {
 			return Row{}, err
 		}
-		if strings.TrimSpace(string(line.Text)) == "" {
+		if len(bytes.TrimSpace(line.Text)) == 0 {
 			continue
 		}
 		v, err := parseRow(n.name, line)

@@ -2,6 +2,7 @@ package snapshot
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -61,7 +62,7 @@ func Restore(dst io.Writer, src io.Reader, name string, opts RestoreOptions) err
 		if err != nil {
 			return err
 		}
-		if strings.TrimSpace(string(line.Text)) == "" {
+		if len(bytes.TrimSpace(line.Text)) == 0 {
 			continue // dsh's harness skips blank lines
 		}
 		row, err := r.row(line.Text)

@@ -2,7 +2,6 @@ package snapshot
 
 import (
 	"bytes"
-	"io"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -152,21 +151,12 @@ func TestRoundTripRecorded(t *testing.T) {
 
 func normalizeRecorded(t *testing.T, log []byte, name string) ([]byte, Recorded) {
 	t.Helper()
-	n, err := NewNormalizer(bytes.NewReader(log), name, NormalizeOptions{})
+	var out bytes.Buffer
+	recorded, err := NormalizeRecorded(&out, bytes.NewReader(log), name, NormalizeOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out []byte
-	for {
-		row, err := n.Next()
-		if err == io.EOF {
-			return out, n.Recorded()
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		out = append(row.Value.Append(out), '\n')
-	}
+	return out.Bytes(), recorded
 }
 
 func createdAt(t *testing.T, log []byte) float64 {
