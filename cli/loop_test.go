@@ -198,3 +198,39 @@ func TestSessionPath(t *testing.T) {
 		}
 	}
 }
+
+// TestLoopRequestsMatchFoldRequest: for every scenario, each request the
+// model received is, byte for byte, what dshlog fold --request K prints
+// for the written file (which indents it as JSON.stringify(v, null, 2)).
+func TestLoopRequestsMatchFoldRequest(t *testing.T) {
+	for _, sc := range agentloop.Scenarios {
+		scripts, err := sc.Scripts()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, script := range scripts {
+			var log bytes.Buffer
+			run, err := agentloop.RunScript(t.Context(), script, nil, &log)
+			if err != nil {
+				t.Fatal(err)
+			}
+			path := filepath.Join(t.TempDir(), "session.v4.jsonl")
+			if err := os.WriteFile(path, log.Bytes(), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			for _, req := range run.Requests {
+				code, stdout, stderr := runDshlog(t, "fold", "--request", fmt.Sprint(req.Index()), path)
+				if code != ExitOK {
+					t.Fatalf("%s request %d: exit %d: %s", script.Session, req.Index(), code, stderr)
+				}
+				var want bytes.Buffer
+				if err := writeIndented(&want, req.JSON()); err != nil {
+					t.Fatal(err)
+				}
+				if stdout != want.String() {
+					t.Errorf("%s request %d: fold --request prints\n%s\nthe model received\n%s", script.Session, req.Index(), stdout, want.String())
+				}
+			}
+		}
+	}
+}
