@@ -68,7 +68,11 @@ The model is the script's (replies written in the script) unless
 --endpoint URL and --model NAME point at an OpenAI-compatible streaming
 chat-completions server (DeepSeek's API is one); the API key is read from
 the environment variable --api-key-env names (DSHLOG_API_KEY). The script's
-users, compactions and crash then still apply; its replies do not.`,
+users, compactions and crash then still apply; its replies do not, and the
+request header names provider "openai-compatible" and the --model. A
+RATE_LIMIT answer (HTTP 429) is retried at once, up to 3 times. Ctrl-C is
+the user's cancel: the stream in progress is kept as an interrupted
+message, its turn ends aborted, and the log written so far is published.`,
 		Example: `  dshlog loop --list
   dshlog loop --scenario four-turn -o four-turn.v4.jsonl --verify
   dshlog loop --scenario fork -o fork.v4.jsonl
