@@ -43,7 +43,7 @@ func TestScripts(t *testing.T) {
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"snapshot": snapshotCmd(filepath.Join(testdata, "snapshots")),
+			"snapshot": snapshotCmd(filepath.Join(testdata, "snapshots", "cli")),
 			"exitcode": exitcodeCmd,
 			"compress": compressCmd,
 			"chop":     chopCmd,
@@ -53,7 +53,7 @@ func TestScripts(t *testing.T) {
 }
 
 // snapshotCmd returns the script command "snapshot NAME": the last command's
-// stdout must equal testdata/snapshots/NAME, which -update rewrites.
+// stdout must equal testdata/snapshots/cli/NAME, which -update rewrites.
 func snapshotCmd(dir string) func(ts *testscript.TestScript, neg bool, args []string) {
 	return func(ts *testscript.TestScript, neg bool, args []string) {
 		if neg || len(args) != 1 {

@@ -39,14 +39,20 @@ func (f *Fold) Request(settlement session.Event) (Request, error) {
 		return Request{}, fmt.Errorf("fold: settlement %d is not the next event (expected %d)", settlement.Seq, f.next)
 	}
 	data := settlement.Data()
-	turn, _ := data.Field("turn").Count()
-	step, _ := data.Field("step").Count()
+	r := f.Dispatch()
+	r.SettlementSeq = settlement.Seq
+	r.SettlementType = settlement.Type
+	r.Turn, _ = data.Field("turn").Count()
+	r.Step, _ = data.Field("step").Count()
+	return r, nil
+}
+
+// Dispatch returns the request a loop sends now, before its settlement is
+// written: the view of every event folded so far. Its settlement fields
+// are zero; the event that settles it will carry seq Next().
+func (f *Fold) Dispatch() Request {
 	r := Request{
 		Index:             f.settlements + 1,
-		SettlementSeq:     settlement.Seq,
-		SettlementType:    settlement.Type,
-		Turn:              turn,
-		Step:              step,
 		Messages:          f.Messages(),
 		ToolHistory:       f.ToolHistory(),
 		ReplaceGeneration: f.replaceGeneration,
@@ -55,7 +61,7 @@ func (f *Fold) Request(settlement session.Event) (Request, error) {
 	if f.header.present {
 		r.Header = f.header.header
 	}
-	return r, nil
+	return r
 }
 
 // Value returns the request as the loop hands it to the model client
