@@ -88,7 +88,7 @@ func (d *Decoder) Decode(row jsonv.Value, emit stage.Emit) error {
 	d.count++
 	if ranges, ok := row.Get("sourceEventSeqs"); ok {
 		// Checked by decodeRow; expanded only now that the seq is in place.
-		seqs := expandSeqRanges(ranges, item.Event.Seq)
+		seqs := expandSeqRanges(ranges)
 		item.Event.Row = row.With("sourceEventSeqs", seqArray(seqs))
 	}
 	return emit(item)
@@ -131,7 +131,7 @@ func decodeEvent(row jsonv.Value, rowIndex int64) (session.Event, error) {
 		if err != nil {
 			return ev, err
 		}
-		if _, err := checkSeqRanges(ranges, seq); err != nil {
+		if err := checkSeqRanges(ranges, seq); err != nil {
 			return ev, err
 		}
 	}
