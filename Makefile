@@ -5,10 +5,10 @@ GO       ?= go
 BIN      ?= bin
 FUZZTIME ?= 10s
 BENCHTIME ?= 1x
-BENCHMB  ?= 100
+BENCHRUNS ?= 3
 MANDIR   ?= $(BIN)/man/man1
 
-.PHONY: all build install test vet bench bench-go bench-migrate fuzz cover man clean help
+.PHONY: all build install test vet bench bench-go bench-verbs fuzz cover man clean help
 
 all: build
 
@@ -29,16 +29,16 @@ vet:
 	@test -z "$$(gofmt -l .)" || { gofmt -l .; echo 'gofmt: files above need formatting'; exit 1; }
 	$(GO) vet ./...
 
-## bench: bench-go, then bench-migrate
-bench: bench-go bench-migrate
+## bench: the table of every verb on the three recipes of bench/gen/README.md at 1/4 and full size (bench-verbs)
+bench: bench-verbs
 
 ## bench-go: run every Go benchmark once with allocation figures (BENCHTIME=5x for more)
 bench-go:
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) ./...
 
-## bench-migrate: dshlog migrate on a generated ~BENCHMB MB v3 session (default 100): median MB/s, CPU time and peak RSS, ratio to jq -c .
-bench-migrate: build
-	$(GO) run ./bench/migrate -dshlog $(BIN)/dshlog -dir $(BIN)/bench -size $(BENCHMB)
+## bench-verbs: migrate, verify, fold --surface, inspect --json at two sizes: MB/s, peak RSS, ratio to jq -c ., growth exponent, dsh's sha256 (needs python3 and jq; BENCHRUNS runs, default 3)
+bench-verbs: build
+	$(GO) run ./bench/migrate -dshlog $(BIN)/dshlog -dir $(BIN)/bench -runs $(BENCHRUNS)
 
 ## fuzz: run each fuzz target for FUZZTIME (default 10s)
 fuzz:
