@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -255,9 +256,10 @@ func printNodes(w io.Writer, f *fold.Fold) error {
 // nodePreview summarizes a node's message as inspect does for its event,
 // marking a node that adds no message and one that replaced others.
 func nodePreview(n fold.Node, replaced map[int64]fold.Replacement) string {
-	data := n.Message
+	data := jsonv.Detach(n.Message) // a copy to decode: the node's stays undecoded
+	message := data
 	if n.Type != "user/message" {
-		data = jsonv.ObjectValue(jsonv.M("message", n.Message))
+		data = jsonv.ObjectValue(jsonv.M("message", message))
 	}
 	ev := session.Event{Type: n.Type, Seq: n.Seq, Row: jsonv.ObjectValue(jsonv.M("data", data))}
 	preview := inspect.Describe(ev).Summary
@@ -292,30 +294,39 @@ func printShadowed(w io.Writer, replacements []fold.Replacement) error {
 // cell (those columns hold ASCII: seqs, types, ranges), right-aligned where
 // right says so.
 func writeTable(w io.Writer, header []string, right []bool, rows [][]string) error {
+	rows = append([][]string{header}, rows...)
 	widths := make([]int, len(header))
-	for _, row := range append([][]string{header}, rows...) {
+	for _, row := range rows {
 		for i, cell := range row[:len(row)-1] {
 			widths[i] = max(widths[i], utf8.RuneCountInString(cell))
 		}
 	}
-	var b strings.Builder
-	for _, row := range append([][]string{header}, rows...) {
-		var line strings.Builder
+	// Line by line: a long surface's table is never held whole.
+	bw := bufio.NewWriter(w)
+	var line []byte
+	for _, row := range rows {
+		line = line[:0]
 		for i, cell := range row {
-			pad := ""
+			pad := 0
 			if i < len(row)-1 {
-				pad = strings.Repeat(" ", widths[i]-utf8.RuneCountInString(cell))
+				pad = widths[i] - utf8.RuneCountInString(cell)
 			}
 			if right[i] {
-				line.WriteString(pad + cell + "  ")
+				line = append(append(appendSpaces(line, pad), cell...), "  "...)
 			} else {
-				line.WriteString(cell + pad + "  ")
+				line = appendSpaces(append(line, cell...), pad+2)
 			}
 		}
-		b.WriteString(strings.TrimRight(line.String(), " ") + "\n")
+		bw.Write(append(bytes.TrimRight(line, " "), '\n'))
 	}
-	_, err := io.WriteString(w, b.String())
-	return err
+	return bw.Flush()
+}
+
+func appendSpaces(b []byte, n int) []byte {
+	for range n {
+		b = append(b, ' ')
+	}
+	return b
 }
 
 // printFoldJSON prints the fold as one JSON document (keys documented in
@@ -378,7 +389,8 @@ func seqsValue(seqs []int64) jsonv.Value {
 func messageRoles(messages []jsonv.Value) []string {
 	roles := make([]string, len(messages))
 	for i, m := range messages {
-		roles[i] = m.Field("role").Text()
+		role, _ := m.Peek("role") // Peek: a node's message stays undecoded
+		roles[i] = role.Text()
 	}
 	return roles
 }

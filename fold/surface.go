@@ -1,7 +1,6 @@
 package fold
 
 import (
-	"bytes"
 	"strconv"
 	"strings"
 
@@ -170,13 +169,13 @@ func newNode(ev session.Event) Node {
 	case typeUser:
 		message = data
 	case typeToolResult:
-		n.toolRest = detach(withoutContent(data))
+		n.toolRest = jsonv.Detach(withoutContent(data))
 	}
 	n.Visible = truthy(message)
 	if ev.Type != typeUser && ev.Type != typeToolResult && hasEmptyLength(message.Field("content")) {
 		n.Visible = false
 	}
-	n.Message = detach(message)
+	n.Message = jsonv.Detach(message)
 	return n
 }
 
@@ -190,15 +189,6 @@ func hasEmptyLength(v jsonv.Value) bool {
 		return v.Text() == ""
 	}
 	return false
-}
-
-// detach returns a copy of v that shares no bytes with the row it came from.
-func detach(v jsonv.Value) jsonv.Value {
-	copied, err := jsonv.Parse(bytes.Clone(v.Encode()))
-	if err != nil {
-		return v
-	}
-	return copied
 }
 
 // surfaceOpOf validates an event's surface metadata (surfaceOpOf,
