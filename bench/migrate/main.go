@@ -12,15 +12,16 @@
 //   - jq -c . on the same file once per round, right after dshlog's runs,
 //     so that both see the same load.
 //
-// Each row gives the median wall time, MB/s, the peak RSS and its budget
-// (64 MiB for migrate; 64 MiB plus twice the live surface, the bytes of
-// the last request fold --request prints, for the others), the ratio of jq's median wall
-// time to dshlog's, and on the full-size row the growth exponent
-// log(time ratio)/log(size ratio) between the two sizes. At full size the
-// generated inputs and migrate's outputs must hash as dsh's do (the table
-// in bench/gen/README.md). The last column names every target a row
-// misses: migrate at least 10× faster than jq, the other verbs 6×, growth
-// at most 1.07, RSS within budget.
+// Each row gives the median wall and CPU (user + system) times, MB/s, the
+// peak RSS and its budget (64 MiB for migrate; 64 MiB plus twice the live
+// surface, the bytes of the last request fold --request prints, for the
+// others), the ratio of jq's median wall time to dshlog's, and on the
+// full-size row the growth exponent log(time ratio)/log(size ratio)
+// between the two sizes, taken on CPU time. At full size the generated
+// inputs and migrate's outputs must hash as dsh's do (the table in
+// bench/gen/README.md). The last column names every target a row misses:
+// migrate at least 10× faster than jq, the other verbs 6×, growth at most
+// 1.07, RSS within budget.
 package main
 
 import (
@@ -187,7 +188,12 @@ func (c config) bench(r recipe, full bool, jq string) ([]*row, error) {
 	if err := c.measure(target, jq, reads, cmds); err != nil {
 		return nil, err
 	}
-	return append(rows, reads...), nil
+	rows = append(rows, reads...)
+	for _, r := range rows {
+		fmt.Fprintf(os.Stderr, "  %s %s: wall %.2f s, CPU %.2f s, peak RSS %.0f MiB; jq %.2f s\n",
+			r.input, r.verb, r.dshlog.wall(), r.dshlog.cpu(), mib(r.dshlog.peakRSS()), r.jq.wall())
+	}
+	return rows, nil
 }
 
 // measure runs each command -runs times, then jq -c . on file, round by
@@ -277,13 +283,15 @@ func (w *countingWriter) Write(p []byte) (int, error) {
 }
 
 // setGrowth sets the growth exponent of each full-size row from the row of
-// the same input and verb at the smaller size.
+// the same input and verb at the smaller size. It compares CPU times, which
+// another program's load on a shared machine disturbs far less than wall
+// times.
 func setGrowth(rows []*row) {
 	for _, r := range rows {
 		r.growth = math.NaN()
 		for _, small := range rows {
 			if small.input == r.input && small.verb == r.verb && small.size < r.size {
-				t := r.dshlog.wall() / small.dshlog.wall()
+				t := r.dshlog.cpu() / small.dshlog.cpu()
 				r.growth = math.Log(t) / math.Log(float64(r.size)/float64(small.size))
 			}
 		}
@@ -291,9 +299,9 @@ func setGrowth(rows []*row) {
 }
 
 func printTable(w io.Writer, rows []*row, runs int) {
-	fmt.Fprintf(w, "\nmedians of %d interleaved runs; jq ratio = jq -c . wall / dshlog wall on the same file; growth = log(time ratio)/log(size ratio)\n\n", runs)
+	fmt.Fprintf(w, "\nmedians of %d interleaved runs; jq ratio = jq -c . wall / dshlog wall on the same file; growth = log(CPU time ratio)/log(size ratio)\n\n", runs)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "input\tMB\tverb\twall s\tMB/s\tpeak RSS MiB\tbudget MiB\tjq s\tjq ratio\tgrowth\tsha256\tmisses\t")
+	fmt.Fprintln(tw, "input\tMB\tverb\twall s\tCPU s\tMB/s\tpeak RSS MiB\tbudget MiB\tjq s\tjq ratio\tgrowth\tsha256\tmisses\t")
 	for _, r := range rows {
 		wall := r.dshlog.wall()
 		jq := r.jq.wall()
@@ -304,8 +312,8 @@ func printTable(w io.Writer, rows []*row, runs int) {
 		if sum == "" {
 			sum = "–"
 		}
-		fmt.Fprintf(tw, "%s\t%.1f\t%s\t%.2f\t%.0f\t%.0f\t%.0f\t%.2f\t%.1f\t%s\t%s\t%s\t\n",
-			r.input, float64(r.size)/1e6, r.verb, wall, float64(r.size)/1e6/wall,
+		fmt.Fprintf(tw, "%s\t%.1f\t%s\t%.2f\t%.2f\t%.0f\t%.0f\t%.0f\t%.2f\t%.1f\t%s\t%s\t%s\t\n",
+			r.input, float64(r.size)/1e6, r.verb, wall, r.dshlog.cpu(), float64(r.size)/1e6/wall,
 			mib(r.dshlog.peakRSS()), mib(r.budget), jq, jq/wall, growth, sum, strings.Join(r.misses(), ", "))
 	}
 	tw.Flush()
@@ -334,8 +342,8 @@ func (r *row) misses() []string {
 
 // measurement is what one run of a command took.
 type measurement struct {
-	wall time.Duration
-	rss  int64 // peak resident set, bytes
+	wall, cpu time.Duration // cpu is user + system time
+	rss       int64         // peak resident set, bytes
 }
 
 // measurements are the runs of one command.
@@ -355,16 +363,26 @@ func (ms *measurements) run(stdout io.Writer, args ...string) error {
 		return fmt.Errorf("%s: %v\n%s", strings.Join(args, " "), err, stderr.Bytes())
 	}
 	wall := time.Since(start)
-	rss := cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss << 10
-	*ms = append(*ms, measurement{wall: wall, rss: rss})
+	state := cmd.ProcessState
+	rss := state.SysUsage().(*syscall.Rusage).Maxrss << 10
+	*ms = append(*ms, measurement{wall: wall, cpu: state.UserTime() + state.SystemTime(), rss: rss})
 	return nil
 }
 
 // wall returns the median wall time of the runs, in seconds.
 func (ms measurements) wall() float64 {
+	return ms.median(func(m measurement) time.Duration { return m.wall })
+}
+
+// cpu returns the median CPU time of the runs, in seconds.
+func (ms measurements) cpu() float64 {
+	return ms.median(func(m measurement) time.Duration { return m.cpu })
+}
+
+func (ms measurements) median(of func(measurement) time.Duration) float64 {
 	d := make([]time.Duration, len(ms))
 	for i, m := range ms {
-		d[i] = m.wall
+		d[i] = of(m)
 	}
 	slices.Sort(d)
 	return d[len(d)/2].Seconds()
