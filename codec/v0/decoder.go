@@ -104,7 +104,8 @@ func (d *Decoder) Finish(stage.Emit) (int64, error) {
 
 // decodeRow classifies one body row and decodes it.
 func decodeRow(row jsonv.Value, rowIndex int64) (stage.Item, error) {
-	if _, err := v2.ReleasedRecord(row, "released Session row "+itoa(rowIndex)); err != nil {
+	if row.Kind() != jsonv.Object {
+		_, err := v2.ReleasedRecord(row, "released Session row "+itoa(rowIndex))
 		return stage.Item{}, err
 	}
 	if tag, ok := row.Field("type").Str(); ok && (tag == textChunks || tag == reasoningChunks || tag == toolCallChunks) {
