@@ -240,17 +240,26 @@ func tailState(closers []session.Event) string {
 }
 
 // printNodes prints one line per surface node: seq, type and a preview of
-// its message.
+// its message. The padded columns' widths come first, from the nodes, so
+// that each line is written as its preview is made: a long surface's table
+// is never held whole.
 func printNodes(w io.Writer, f *fold.Fold) error {
 	replaced := map[int64]fold.Replacement{}
 	for _, r := range f.Replacements() {
 		replaced[r.Seq] = r
 	}
-	var rows [][]string
+	header, right := []string{"SEQ", "TYPE", "MESSAGE"}, []bool{true, false, false}
+	widths := []int{len(header[0]), len(header[1])}
 	for _, n := range f.Surface() {
-		rows = append(rows, []string{itoa(n.Seq), n.Type, nodePreview(n, replaced)})
+		widths[0] = max(widths[0], len(itoa(n.Seq)))
+		widths[1] = max(widths[1], utf8.RuneCountInString(n.Type))
 	}
-	return writeTable(w, []string{"SEQ", "TYPE", "MESSAGE"}, []bool{true, false, false}, rows)
+	t := table{w: bufio.NewWriter(w), widths: widths, right: right}
+	t.row(header)
+	for _, n := range f.Surface() {
+		t.row([]string{itoa(n.Seq), n.Type, nodePreview(n, replaced)})
+	}
+	return t.w.Flush()
 }
 
 // nodePreview summarizes a node's message as inspect does for its event,
@@ -295,31 +304,43 @@ func printShadowed(w io.Writer, replacements []fold.Replacement) error {
 // right says so.
 func writeTable(w io.Writer, header []string, right []bool, rows [][]string) error {
 	rows = append([][]string{header}, rows...)
-	widths := make([]int, len(header))
+	widths := make([]int, len(header)-1)
 	for _, row := range rows {
 		for i, cell := range row[:len(row)-1] {
 			widths[i] = max(widths[i], utf8.RuneCountInString(cell))
 		}
 	}
-	// Line by line: a long surface's table is never held whole.
-	bw := bufio.NewWriter(w)
-	var line []byte
+	t := table{w: bufio.NewWriter(w), widths: widths, right: right}
 	for _, row := range rows {
-		line = line[:0]
-		for i, cell := range row {
-			pad := 0
-			if i < len(row)-1 {
-				pad = widths[i] - utf8.RuneCountInString(cell)
-			}
-			if right[i] {
-				line = append(append(appendSpaces(line, pad), cell...), "  "...)
-			} else {
-				line = appendSpaces(append(line, cell...), pad+2)
-			}
-		}
-		bw.Write(append(bytes.TrimRight(line, " "), '\n'))
+		t.row(row)
 	}
-	return bw.Flush()
+	return t.w.Flush()
+}
+
+// table writes rows of cells whose column widths are known: every column
+// but the last padded to its width, two spaces between columns.
+type table struct {
+	w      *bufio.Writer
+	widths []int  // of every column but the last
+	right  []bool // right-aligned columns
+	line   []byte
+}
+
+func (t *table) row(cells []string) {
+	line := t.line[:0]
+	for i, cell := range cells {
+		pad := 0
+		if i < len(cells)-1 {
+			pad = t.widths[i] - utf8.RuneCountInString(cell)
+		}
+		if t.right[i] {
+			line = append(append(appendSpaces(line, pad), cell...), "  "...)
+		} else {
+			line = appendSpaces(append(line, cell...), pad+2)
+		}
+	}
+	t.line = append(bytes.TrimRight(line, " "), '\n')
+	t.w.Write(t.line)
 }
 
 func appendSpaces(b []byte, n int) []byte {
