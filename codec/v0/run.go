@@ -125,8 +125,9 @@ func decodePackedRun(row jsonv.Value, tag string, rowIndex int64) (*ChunkRun, er
 	run, err := decodeLabelledRun(row, tag, "")
 	if err != nil {
 		_, err = decodeLabelledRun(row, tag, "released "+tag+" row "+itoa(rowIndex))
+		return nil, err
 	}
-	return run, err
+	return run, nil
 }
 
 // decodeLabelledRun is decodePackedRun with the row's label.
