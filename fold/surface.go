@@ -169,7 +169,8 @@ func newNode(ev session.Event) Node {
 	case typeUser:
 		message = data
 	case typeToolResult:
-		n.toolRest = jsonv.Detach(withoutContent(data))
+		rest := jsonv.Detach(withoutContent(data))
+		n.toolRest = &rest
 	}
 	n.Visible = truthy(message)
 	if ev.Type != typeUser && ev.Type != typeToolResult && hasEmptyLength(message.Field("content")) {
@@ -304,7 +305,7 @@ func checkToolResultRewrite(ev session.Event, shadowed []Node) error {
 	if original.Type != typeToolResult {
 		return refusef("tool/result surface replacement must target a current tool/result")
 	}
-	if !jsform.DeepEqual(original.toolRest, withoutContent(ev.Data())) {
+	if !jsform.DeepEqual(*original.toolRest, withoutContent(ev.Data())) {
 		return refusef("tool/result surface replacement may change only content")
 	}
 	return nil
