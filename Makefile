@@ -5,10 +5,10 @@ GO       ?= go
 BIN      ?= bin
 FUZZTIME ?= 10s
 BENCHTIME ?= 1x
-BENCHMB  ?= 100
+BENCHRUNS ?= 3
 MANDIR   ?= $(BIN)/man/man1
 
-.PHONY: all build install test vet bench bench-go bench-migrate bench-verify fuzz cover man clean help
+.PHONY: all build install test vet bench bench-go bench-verbs bench-verify fuzz cover man clean help
 
 all: build
 
@@ -29,16 +29,16 @@ vet:
 	@test -z "$$(gofmt -l .)" || { gofmt -l .; echo 'gofmt: files above need formatting'; exit 1; }
 	$(GO) vet ./...
 
-## bench: bench-go, then bench-migrate and bench-verify
-bench: bench-go bench-migrate bench-verify
+## bench: bench-verbs, then bench-verify (the Go benchmarks are bench-go)
+bench: bench-verbs bench-verify
 
 ## bench-go: run every Go benchmark once with allocation figures (BENCHTIME=5x for more)
 bench-go:
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) ./...
 
-## bench-migrate: dshlog migrate on a generated ~BENCHMB MB v3 session (default 100): median MB/s, CPU time and peak RSS, ratio to jq -c .
-bench-migrate: build
-	$(GO) run ./bench/migrate -dshlog $(BIN)/dshlog -dir $(BIN)/bench -size $(BENCHMB)
+## bench-verbs: migrate, verify, fold --surface, inspect --json at two sizes: MB/s, peak RSS, ratio to jq -c ., growth exponent, dsh's sha256 (needs python3 and jq; BENCHRUNS runs, default 3)
+bench-verbs: build
+	$(GO) run ./bench/migrate -dshlog $(BIN)/dshlog -dir $(BIN)/bench -runs $(BENCHRUNS)
 
 ## bench-verify: dshlog verify over 10,000 small sessions and a ~1 GB tree of large ones, generated in a temporary directory: files/s, MB/s, CPU, peak RSS and the per-file overhead
 bench-verify: build

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -268,25 +269,35 @@ func tailState(closers []session.Event) string {
 }
 
 // printNodes prints one line per surface node: seq, type and a preview of
-// its message.
+// its message. The padded columns' widths come first, from the nodes, so
+// that each line is written as its preview is made: a long surface's table
+// is never held whole.
 func printNodes(w io.Writer, f *fold.Fold) error {
 	replaced := map[int64]fold.Replacement{}
 	for _, r := range f.Replacements() {
 		replaced[r.Seq] = r
 	}
-	var rows [][]string
+	header, right := []string{"SEQ", "TYPE", "MESSAGE"}, []bool{true, false, false}
+	widths := []int{len(header[0]), len(header[1])}
 	for _, n := range f.Surface() {
-		rows = append(rows, []string{itoa(n.Seq), n.Type, nodePreview(n, replaced)})
+		widths[0] = max(widths[0], len(itoa(n.Seq)))
+		widths[1] = max(widths[1], utf8.RuneCountInString(n.Type))
 	}
-	return writeTable(w, []string{"SEQ", "TYPE", "MESSAGE"}, []bool{true, false, false}, rows)
+	t := table{w: bufio.NewWriter(w), widths: widths, right: right}
+	t.row(header)
+	for _, n := range f.Surface() {
+		t.row([]string{itoa(n.Seq), n.Type, nodePreview(n, replaced)})
+	}
+	return t.w.Flush()
 }
 
 // nodePreview summarizes a node's message as inspect does for its event,
 // marking a node that adds no message and one that replaced others.
 func nodePreview(n fold.Node, replaced map[int64]fold.Replacement) string {
-	data := n.Message
+	data := jsonv.Detach(n.Message) // a copy to decode: the node's stays undecoded
+	message := data
 	if n.Type != "user/message" {
-		data = jsonv.ObjectValue(jsonv.M("message", n.Message))
+		data = jsonv.ObjectValue(jsonv.M("message", message))
 	}
 	ev := session.Event{Type: n.Type, Seq: n.Seq, Row: jsonv.ObjectValue(jsonv.M("data", data))}
 	preview := inspect.Describe(ev).Summary
@@ -321,30 +332,51 @@ func printShadowed(w io.Writer, replacements []fold.Replacement) error {
 // cell (those columns hold ASCII: seqs, types, ranges), right-aligned where
 // right says so.
 func writeTable(w io.Writer, header []string, right []bool, rows [][]string) error {
-	widths := make([]int, len(header))
-	for _, row := range append([][]string{header}, rows...) {
+	rows = append([][]string{header}, rows...)
+	widths := make([]int, len(header)-1)
+	for _, row := range rows {
 		for i, cell := range row[:len(row)-1] {
 			widths[i] = max(widths[i], utf8.RuneCountInString(cell))
 		}
 	}
-	var b strings.Builder
-	for _, row := range append([][]string{header}, rows...) {
-		var line strings.Builder
-		for i, cell := range row {
-			pad := ""
-			if i < len(row)-1 {
-				pad = strings.Repeat(" ", widths[i]-utf8.RuneCountInString(cell))
-			}
-			if right[i] {
-				line.WriteString(pad + cell + "  ")
-			} else {
-				line.WriteString(cell + pad + "  ")
-			}
-		}
-		b.WriteString(strings.TrimRight(line.String(), " ") + "\n")
+	t := table{w: bufio.NewWriter(w), widths: widths, right: right}
+	for _, row := range rows {
+		t.row(row)
 	}
-	_, err := io.WriteString(w, b.String())
-	return err
+	return t.w.Flush()
+}
+
+// table writes rows of cells whose column widths are known: every column
+// but the last padded to its width, two spaces between columns.
+type table struct {
+	w      *bufio.Writer
+	widths []int  // of every column but the last
+	right  []bool // right-aligned columns
+	line   []byte
+}
+
+func (t *table) row(cells []string) {
+	line := t.line[:0]
+	for i, cell := range cells {
+		pad := 0
+		if i < len(cells)-1 {
+			pad = t.widths[i] - utf8.RuneCountInString(cell)
+		}
+		if t.right[i] {
+			line = append(append(appendSpaces(line, pad), cell...), "  "...)
+		} else {
+			line = appendSpaces(append(line, cell...), pad+2)
+		}
+	}
+	t.line = append(bytes.TrimRight(line, " "), '\n')
+	t.w.Write(t.line)
+}
+
+func appendSpaces(b []byte, n int) []byte {
+	for range n {
+		b = append(b, ' ')
+	}
+	return b
 }
 
 // printFoldJSON prints the fold as one JSON document (keys documented in
@@ -408,7 +440,8 @@ func seqsValue(seqs []int64) jsonv.Value {
 func messageRoles(messages []jsonv.Value) []string {
 	roles := make([]string, len(messages))
 	for i, m := range messages {
-		roles[i] = m.Field("role").Text()
+		role, _ := m.Peek("role") // Peek: a node's message stays undecoded
+		roles[i] = role.Text()
 	}
 	return roles
 }

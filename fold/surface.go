@@ -1,7 +1,6 @@
 package fold
 
 import (
-	"bytes"
 	"strconv"
 	"strings"
 
@@ -171,13 +170,14 @@ func newNode(ev session.Event) Node {
 	case typeUser:
 		message = data
 	case typeToolResult:
-		n.toolRest = detach(withoutContent(data))
+		rest := jsonv.Detach(withoutContent(data))
+		n.toolRest = &rest
 	}
 	n.Visible = truthy(message)
 	if ev.Type != typeUser && ev.Type != typeToolResult && hasEmptyLength(message.Field("content")) {
 		n.Visible = false
 	}
-	n.Message = detach(message)
+	n.Message = jsonv.Detach(message)
 	return n
 }
 
@@ -191,15 +191,6 @@ func hasEmptyLength(v jsonv.Value) bool {
 		return v.Text() == ""
 	}
 	return false
-}
-
-// detach returns a copy of v that shares no bytes with the row it came from.
-func detach(v jsonv.Value) jsonv.Value {
-	copied, err := jsonv.Parse(bytes.Clone(v.Encode()))
-	if err != nil {
-		return v
-	}
-	return copied
 }
 
 // surfaceOpOf validates an event's surface metadata (surfaceOpOf,
@@ -316,7 +307,7 @@ func checkToolResultRewrite(ev session.Event, shadowed []Node) error {
 	if original.Type != typeToolResult {
 		return refusef("tool/result surface replacement must target a current tool/result")
 	}
-	if !jsform.DeepEqual(original.toolRest, withoutContent(ev.Data())) {
+	if !jsform.DeepEqual(*original.toolRest, withoutContent(ev.Data())) {
 		return refusef("tool/result surface replacement may change only content")
 	}
 	return nil

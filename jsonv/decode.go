@@ -106,6 +106,10 @@ func skipString(data []byte, i int) int {
 
 // decode fills a lazy container from its text and the tape.
 func (c *container) decode(kind Kind) {
+	if c.unscanned {
+		scanned, _ := Parse(c.raw) // Detach's copy: Append's output, so valid
+		*c = *scanned.c
+	}
 	t := c.tape
 	if t == nil {
 		return

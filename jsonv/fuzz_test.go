@@ -87,6 +87,15 @@ func FuzzParse(f *testing.F) {
 		if !Equal(finite(v), again) {
 			t.Fatalf("Parse(Encode(v)) is not v for %q", encoded)
 		}
+		if v.Kind() == Array || v.Kind() == Object {
+			detached := Detach(v)
+			if got := detached.Encode(); !bytes.Equal(got, encoded) {
+				t.Fatalf("Detach(v) encodes as %q, v as %q", got, encoded)
+			}
+			if !Equal(again, detached) {
+				t.Fatalf("Detach(v) is not Parse(Encode(v)) for %q", encoded)
+			}
+		}
 	})
 }
 

@@ -23,6 +23,10 @@ func (v Value) PeekPath(keys ...string) (Value, bool) {
 		if cur.kind != Object || cur.c == nil {
 			return Value{}, false
 		}
+		if cur.c.unscanned { // Detach's copy: scan it afresh, leaving it undecoded
+			scanned, _ := Parse(cur.c.raw)
+			cur = scanned
+		}
 		t := cur.c.tape
 		if t == nil { // decoded, or built
 			m, ok := cur.Get(keys[i])

@@ -68,14 +68,29 @@ type Member struct {
 // container holds the elements of an array or the members of an object.
 // A container made by Parse starts lazy, with the tape of the text it was
 // parsed from, and is decoded on first use. raw is its text, kept only while
-// it is canonical (equal to what Append writes) or not yet decoded.
+// it is canonical (equal to what Append writes) or not yet decoded. A
+// container made by Detach holds only its canonical text (unscanned) and is
+// scanned again on first use.
 type container struct {
 	raw       []byte
 	canonical bool
+	unscanned bool
 	tape      *tape  // non-nil until decoded
 	node      uint32 // the container's node on the tape
 	elems     []Value
 	members   []Member
+}
+
+// Detach returns v with a private copy of its text and nothing else: no
+// tape, nothing decoded, nothing shared with the text v was parsed from. It
+// is the smallest form of a value kept for long (a fold's surface holds one
+// per node); the first look into it scans the text again.
+func Detach(v Value) Value {
+	if v.c == nil {
+		return v
+	}
+	text := v.Append(nil)
+	return Value{kind: v.kind, c: &container{raw: text, canonical: true, unscanned: true}}
 }
 
 // NullValue returns JSON null.

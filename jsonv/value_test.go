@@ -329,3 +329,56 @@ func referenceEncode(dst []byte, v Value) []byte {
 	}
 	return v.Append(dst)
 }
+
+// TestDetach checks that a detached value shares no bytes with its source,
+// reads and writes as the source does, and keeps only its own text.
+func TestDetach(t *testing.T) {
+	tests := []struct{ in, path, want string }{
+		{`{"row":{"b":[1,{"c":"x\n\u0041"}],"a":-0}}`, "row", `{"b":[1,{"c":"x\nA"}],"a":0}`},
+		{`{"row":{"2":1,"1":2}}`, "row", `{"1":2,"2":1}`}, // written in JavaScript order
+		{`{"row":[]}`, "row", `[]`},
+		{`{"row":{}}`, "row", `{}`},
+		{`{"row":"s"}`, "row", `"s"`},
+		{`{"row":"\ud800"}`, "row", `"\ud800"`},
+		{`{"row":{"s":"\udc00x"}}`, "row", `{"s":"\udc00x"}`},
+	}
+	for _, tc := range tests {
+		text := []byte(tc.in)
+		src, err := Parse(text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := Detach(src.Field(tc.path))
+		for i := range text {
+			text[i] = ' ' // the detached value must not read the source's text
+		}
+		if got := d.String(); got != tc.want {
+			t.Errorf("Detach(%s).String() = %s, want %s", tc.in, got, tc.want)
+		}
+		if d.c != nil && (d.c.tape != nil || d.c.elems != nil || d.c.members != nil) {
+			t.Errorf("Detach(%s) keeps more than its text", tc.in)
+		}
+		want := mustParse(t, tc.want)
+		if !Equal(d, want) || d.Len() != want.Len() {
+			t.Errorf("Detach(%s) does not read as %s", tc.in, tc.want)
+		}
+	}
+}
+
+// TestPeekDetached checks that Peek reads a detached value without
+// decoding it, so that it stays as small as Detach made it.
+func TestPeekDetached(t *testing.T) {
+	d := Detach(mustParse(t, `{"role":"user","content":[{"type":"text","text":"hi"}]}`))
+	if got, ok := d.PeekPath("role"); !ok || got.Text() != "user" {
+		t.Errorf(`Peek("role") = %v, %v; want "user"`, got, ok)
+	}
+	if _, ok := d.Peek("missing"); ok {
+		t.Error(`Peek("missing") found a member`)
+	}
+	if !d.c.unscanned || d.c.members != nil {
+		t.Error("Peek decoded the detached value")
+	}
+	if got := d.Field("content").Index(0).Field("text").Text(); got != "hi" {
+		t.Errorf("content[0].text = %q after Peek, want hi", got)
+	}
+}

@@ -10,7 +10,7 @@ import (
 )
 
 // benchTemplate is the session whose turn the benchmark session repeats,
-// the one make bench-migrate uses.
+// the v3 recipe make bench uses.
 const benchTemplate = "../testdata/corpus/restored/fs-write/session.v3.jsonl"
 
 // BenchmarkMigrate migrates a generated ~16 MB v3 session to v4, as

@@ -1,6 +1,8 @@
 package v0
 
 import (
+	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -230,6 +232,32 @@ func TestSeqRanges(t *testing.T) {
 		if got != tc.want {
 			t.Errorf("%s on seq %d: got %s, want %s", tc.ranges, tc.seq, got, tc.want)
 		}
+	}
+}
+
+// TestExpandCostsItsLength pins that expanding a short sourceEventSeqs list
+// costs the same bytes however late its event is: sizing the expansion by
+// the event's seq made a long v0 session quadratic.
+func TestExpandCostsItsLength(t *testing.T) {
+	perRow := func(seq int64) uint64 {
+		row := sessiontest.Parse(t, `{"type":"assistant/message","seq":`+strconv.FormatInt(seq, 10)+
+			`,"time":1,"data":{},"sourceEventSeqs":[[0,2],5]}`)
+		emit := func(stage.Item) error { return nil }
+		const runs = 50
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		for range runs {
+			d := &Decoder{count: seq}
+			if err := d.Decode(row, emit); err != nil {
+				t.Fatalf("seq %d: %v", seq, err)
+			}
+		}
+		runtime.ReadMemStats(&after)
+		return (after.TotalAlloc - before.TotalAlloc) / runs
+	}
+	early, late := perRow(8), perRow(1<<20)
+	if late > early+64 {
+		t.Errorf("expanding 4 seqs allocates %d bytes at seq %d but %d at seq 8", late, 1<<20, early)
 	}
 }
 

@@ -88,7 +88,7 @@ func (d *Decoder) Decode(row jsonv.Value, emit stage.Emit) error {
 	d.count++
 	if ranges, ok := row.Get("sourceEventSeqs"); ok {
 		// Checked by decodeRow; expanded only now that the seq is in place.
-		seqs := expandSeqRanges(ranges, item.Event.Seq)
+		seqs := expandSeqRanges(ranges)
 		item.Event.Row = row.With("sourceEventSeqs", seqArray(seqs))
 	}
 	return emit(item)
@@ -104,7 +104,8 @@ func (d *Decoder) Finish(stage.Emit) (int64, error) {
 
 // decodeRow classifies one body row and decodes it.
 func decodeRow(row jsonv.Value, rowIndex int64) (stage.Item, error) {
-	if _, err := v2.ReleasedRecord(row, "released Session row "+itoa(rowIndex)); err != nil {
+	if row.Kind() != jsonv.Object {
+		_, err := v2.ReleasedRecord(row, "released Session row "+itoa(rowIndex))
 		return stage.Item{}, err
 	}
 	if tag, ok := row.Field("type").Str(); ok && (tag == textChunks || tag == reasoningChunks || tag == toolCallChunks) {
@@ -131,7 +132,7 @@ func decodeEvent(row jsonv.Value, rowIndex int64) (session.Event, error) {
 		if err != nil {
 			return ev, err
 		}
-		if _, err := checkSeqRanges(ranges, seq); err != nil {
+		if err := checkSeqRanges(ranges, seq); err != nil {
 			return ev, err
 		}
 	}

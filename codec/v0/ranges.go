@@ -12,63 +12,63 @@ import (
 // v2 decoder it does not check that members are earlier than seq or unique;
 // payload validation does that later where it applies.
 func DecodeSeqRanges(v jsonv.Value, seq int64) ([]int64, error) {
-	n, err := checkSeqRanges(v, seq)
-	if err != nil {
+	if err := checkSeqRanges(v, seq); err != nil {
 		return nil, err
 	}
-	return expandSeqRanges(v, n), nil
+	return expandSeqRanges(v), nil
 }
 
 // checkSeqRanges applies every rule of DecodeSeqRanges without expanding
 // the list, so that a row whose seq is out of place costs nothing however
-// large its ranges claim to be, and returns the expanded length.
-func checkSeqRanges(v jsonv.Value, seq int64) (int64, error) {
+// large its ranges claim to be.
+func checkSeqRanges(v jsonv.Value, seq int64) error {
 	if v.Kind() != jsonv.Array {
-		return 0, session.ErrSeqsNotArray
+		return session.ErrSeqsNotArray
 	}
 	var length, last int64 = 0, -1
 	usedRange, increasing := false, true
 	for _, entry := range v.Elements() {
 		if entry.Kind() == jsonv.Number {
 			if length >= seq {
-				return 0, errSeqsExceedSeq
+				return errSeqsExceedSeq
 			}
 			n, err := jsform.Count(entry, "sourceEventSeqs member")
 			if err != nil {
-				return 0, err
+				return err
 			}
 			increasing = increasing && n > last
 			length, last = length+1, n
 			continue
 		}
 		if entry.Kind() != jsonv.Array || entry.Len() != 2 {
-			return 0, session.ErrSeqsBadPair
+			return session.ErrSeqsBadPair
 		}
 		start, err := jsform.Count(entry.Index(0), "sourceEventSeqs range start")
 		if err != nil {
-			return 0, err
+			return err
 		}
 		end, err := jsform.Count(entry.Index(1), "sourceEventSeqs range end")
 		if err != nil {
-			return 0, err
+			return err
 		}
 		if end < start || end-start+1 > seq-length {
-			return 0, session.ErrSeqsExceed
+			return session.ErrSeqsExceed
 		}
 		increasing = increasing && start > last
 		length, last = length+end-start+1, end
 		usedRange = true
 	}
 	if usedRange && !increasing {
-		return 0, session.ErrSeqsNotIncreasing
+		return session.ErrSeqsNotIncreasing
 	}
-	return length, nil
+	return nil
 }
 
-// expandSeqRanges expands a list that checkSeqRanges accepted; size is the
-// expanded length or a bound of it (the event's seq).
-func expandSeqRanges(v jsonv.Value, size int64) []int64 {
-	out := make([]int64, 0, size)
+// expandSeqRanges expands a list that checkSeqRanges accepted. The result
+// is sized by the list's own length, never by the event's seq: a short list
+// late in a long session must cost what it holds.
+func expandSeqRanges(v jsonv.Value) []int64 {
+	out := make([]int64, 0, expandedLen(v))
 	for _, entry := range v.Elements() {
 		if entry.Kind() == jsonv.Number {
 			n, _ := entry.Count()
@@ -82,6 +82,21 @@ func expandSeqRanges(v jsonv.Value, size int64) []int64 {
 		}
 	}
 	return out
+}
+
+// expandedLen is the length of a checked list once expanded.
+func expandedLen(v jsonv.Value) int64 {
+	var n int64
+	for _, entry := range v.Elements() {
+		if entry.Kind() == jsonv.Number {
+			n++
+			continue
+		}
+		start, _ := entry.Index(0).Count()
+		end, _ := entry.Index(1).Count()
+		n += end - start + 1
+	}
+	return n
 }
 
 var errSeqsExceedSeq = session.FormatErrorf("sourceEventSeqs exceeds its event seq")

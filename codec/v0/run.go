@@ -120,7 +120,18 @@ const (
 // decodePackedRun decodes a packed row (its type already known to be one of
 // the three tags) with dsh's decodePackedRun checks, in dsh's order.
 func decodePackedRun(row jsonv.Value, tag string, rowIndex int64) (*ChunkRun, error) {
-	label := "released " + tag + " row " + itoa(rowIndex)
+	// The label only words a refusal: decode with an empty one, whose
+	// concatenations allocate nothing, and again with the row's to word it.
+	run, err := decodeLabelledRun(row, tag, "")
+	if err != nil {
+		_, err = decodeLabelledRun(row, tag, "released "+tag+" row "+itoa(rowIndex))
+		return nil, err
+	}
+	return run, nil
+}
+
+// decodeLabelledRun is decodePackedRun with the row's label.
+func decodeLabelledRun(row jsonv.Value, tag, label string) (*ChunkRun, error) {
 	if err := v2.ReleasedMembers(row, label, []string{"type", "seq0", "time0", "data"}, nil); err != nil {
 		return nil, err
 	}
