@@ -12,8 +12,10 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/dshlog/dshlog/jsonl"
 	"github.com/dshlog/dshlog/jsonv"
 	"github.com/dshlog/dshlog/lease"
+	"github.com/dshlog/dshlog/migrate"
 	"github.com/dshlog/dshlog/snapshot"
 )
 
@@ -31,7 +33,8 @@ to run ({{cwd}}, {{session:N}}, {{message:N}}, {{id:N}}, {{workflow:N}},
 {{system}}, {{tools}}). These verbs convert a log to that form (normalize),
 back (restore), and compare a log with a stored snapshot (check).
 
-Files are plain JSONL; "-" reads standard input.`,
+Files may be plain JSONL, Zstandard or gzip (known by their content), as
+for every other verb; "-" reads standard input.`,
 	}
 	cmd.AddCommand(newSnapshotNormalizeCommand(s), newSnapshotRestoreCommand(s), newSnapshotCheckCommand(s))
 	return cmd
@@ -97,7 +100,9 @@ with --session in order. --values-out writes what the placeholders stood for
 (cwd, ids, system prompts, tool lists, clock) as JSON; "restore --values"
 takes it and gives the log back byte for byte.
 
-FILE is read twice (the first pass learns the ids), never held whole.`,
+FILE is read twice (the first pass learns the ids), never held whole; a
+compressed FILE or standard input is first decompressed to a private
+temporary file.`,
 		Example: `  dshlog snapshot normalize session.v4.jsonl -o snapshots/scenario/session.v4.jsonl
   dshlog snapshot normalize --session PARENT --session CHILD1 session.2.v4.jsonl`,
 		Args: cobra.ExactArgs(1),
@@ -246,15 +251,11 @@ func runSnapshotRestore(opts snapshotRestoreOptions, s *streams) error {
 			note(s, "%s: placeholders filled from %s", opts.file, strings.Join(used, " and "))
 		}
 	}
-	in, name := s.in, "<stdin>"
-	if opts.file != "-" {
-		f, err := os.Open(opts.file)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		in, name = f, opts.file
+	in, name, closeIn, err := openText(opts.file, s)
+	if err != nil {
+		return err
 	}
+	defer closeIn()
 	return publishOutput(opts.output, s, func(w io.Writer) error {
 		return snapshot.Restore(w, in, name, restoreOpts)
 	})
@@ -342,15 +343,11 @@ func runSnapshotCheck(opts snapshotCheckOptions, s *streams) error {
 		return err
 	}
 	defer closeLog()
-	snap, snapName := s.in, "<stdin>"
-	if opts.snapshot != "-" {
-		f, err := os.Open(opts.snapshot)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		snap, snapName = f, opts.snapshot
+	snap, snapName, closeSnap, err := openText(opts.snapshot, s)
+	if err != nil {
+		return err
 	}
+	defer closeSnap()
 	diff, err := snapshot.Check(log, logName, snap, snapName, normalizeOpts)
 	if err != nil {
 		return err
@@ -390,30 +387,56 @@ func describeDifference(d *snapshot.Difference, logName, snapName string) string
 	return b.String()
 }
 
-// openSeekable opens path for reading twice; standard input ("-") is
-// spooled to an unlinked temporary file first.
+// openSeekable opens the session file at path for reading twice, as
+// plaintext. A plain file is read in place; a compressed one (zstd or gzip,
+// known by content) or standard input ("-") is first spooled, decompressed,
+// to a private unlinked temporary file.
 func openSeekable(path string, s *streams) (io.ReadSeeker, string, func(), error) {
-	if path != "-" {
-		f, err := os.Open(path)
-		if err != nil {
-			return nil, "", nil, err
-		}
-		return f, path, func() { f.Close() }, nil
+	text, name, closeText, err := openText(path, s)
+	if err != nil {
+		return nil, "", nil, err
 	}
+	if f, ok := text.(*os.File); ok {
+		return f, name, closeText, nil
+	}
+	defer closeText()
 	tmp, err := os.CreateTemp("", "dshlog-snapshot-*")
 	if err != nil {
 		return nil, "", nil, err
 	}
 	os.Remove(tmp.Name())
-	if _, err := io.Copy(tmp, s.in); err != nil {
+	if _, err := io.Copy(tmp, text); err != nil {
 		tmp.Close()
-		return nil, "", nil, err
+		return nil, "", nil, &jsonl.Error{File: name, Err: err}
 	}
 	if _, err := tmp.Seek(0, io.SeekStart); err != nil {
 		tmp.Close()
 		return nil, "", nil, err
 	}
-	return tmp, "<stdin>", func() { tmp.Close() }, nil
+	return tmp, name, func() { tmp.Close() }, nil
+}
+
+// openText opens the session file at path ("-" for standard input) for
+// reading once, as plaintext: a zstd or gzip file is decompressed as every
+// other verb reads it. A plain file is returned as the *os.File itself.
+func openText(path string, s *streams) (io.Reader, string, func(), error) {
+	name := path
+	if path == "-" {
+		name = "<stdin>"
+	}
+	text, err := migrate.OpenText(path, s.in)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	if text.Compression != jsonl.None || path == "-" {
+		return text, name, func() { text.Close() }, nil
+	}
+	text.Close()
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	return f, name, func() { f.Close() }, nil
 }
 
 // publishOutput runs write into a temporary file and, when it succeeds,
