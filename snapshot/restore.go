@@ -2,7 +2,6 @@ package snapshot
 
 import (
 	"bufio"
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -55,15 +54,12 @@ func Restore(dst io.Writer, src io.Reader, name string, opts RestoreOptions) err
 	lines := jsonl.NewReader(src, name)
 	out := bufio.NewWriter(dst)
 	for {
-		line, err := lines.Next()
+		line, err := nextLine(lines)
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
 			return err
-		}
-		if len(bytes.TrimSpace(line.Text)) == 0 {
-			continue // dsh's harness skips blank lines
 		}
 		row, err := r.row(line.Text)
 		if err != nil {
