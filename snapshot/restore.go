@@ -15,13 +15,7 @@ import (
 // Replacement is one plain text rewrite of rule R2 (for the corpus:
 // every @x1a0f3n9/ and @xfcodeai/ to @deepseek-ai/).
 type Replacement struct {
-	Old, New string
-}
-
-// ScopeReplacements are the rewrites of rule R2, which undo the forks'
-// npm scope rename.
-func ScopeReplacements() []Replacement {
-	return []Replacement{{"@x1a0f3n9/", "@deepseek-ai/"}, {"@xfcodeai/", "@deepseek-ai/"}}
+	Old, New string // every Old becomes New
 }
 
 // RestoreOptions say what a restore fills in.
