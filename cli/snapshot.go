@@ -388,9 +388,9 @@ func describeDifference(d *snapshot.Difference, logName, snapName string) string
 }
 
 // openSeekable opens the session file at path for reading twice, as
-// plaintext. A plain file is read in place; a compressed one (zstd or gzip,
-// known by content) or standard input ("-") is first spooled, decompressed,
-// to a private unlinked temporary file.
+// plaintext. A plain regular file is read in place; a compressed one (zstd
+// or gzip, known by content), a pipe or standard input ("-") is first
+// spooled, decompressed, to a private unlinked temporary file.
 func openSeekable(path string, s *streams) (io.ReadSeeker, string, func(), error) {
 	text, name, closeText, err := openText(path, s)
 	if err != nil {
@@ -418,7 +418,8 @@ func openSeekable(path string, s *streams) (io.ReadSeeker, string, func(), error
 
 // openText opens the session file at path ("-" for standard input) for
 // reading once, as plaintext: a zstd or gzip file is decompressed as every
-// other verb reads it. A plain file is returned as the *os.File itself.
+// other verb reads it. A plain regular file is returned as the *os.File
+// itself, which can be read again.
 func openText(path string, s *streams) (io.Reader, string, func(), error) {
 	name := path
 	if path == "-" {
@@ -428,7 +429,7 @@ func openText(path string, s *streams) (io.Reader, string, func(), error) {
 	if err != nil {
 		return nil, "", nil, err
 	}
-	if text.Compression != jsonl.None || path == "-" {
+	if text.Compression != jsonl.None || path == "-" || !isRegularFile(path) {
 		return text, name, func() { text.Close() }, nil
 	}
 	text.Close()
@@ -437,6 +438,13 @@ func openText(path string, s *streams) (io.Reader, string, func(), error) {
 		return nil, "", nil, err
 	}
 	return f, name, func() { f.Close() }, nil
+}
+
+// isRegularFile reports whether path names a regular file, which can be
+// opened and read again (a pipe cannot).
+func isRegularFile(path string) bool {
+	info, err := os.Stat(path)
+	return err == nil && info.Mode().IsRegular()
 }
 
 // publishOutput runs write into a temporary file and, when it succeeds,
