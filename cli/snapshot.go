@@ -2,10 +2,8 @@ package cli
 
 import (
 	"bufio"
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,7 +12,6 @@ import (
 
 	"github.com/dshlog/dshlog/jsonl"
 	"github.com/dshlog/dshlog/jsonv"
-	"github.com/dshlog/dshlog/lease"
 	"github.com/dshlog/dshlog/migrate"
 	"github.com/dshlog/dshlog/snapshot"
 )
@@ -448,37 +445,24 @@ func isRegularFile(path string) bool {
 }
 
 // publishOutput runs write into a temporary file and, when it succeeds,
-// copies the result to standard output ("-") or links it into place at
-// output, which must not exist yet: a failure leaves no partial output.
+// copies the result to standard output ("-") or publishes it as a new file
+// at output (publishNew): a failure leaves no partial output.
 func publishOutput(output string, s *streams, write func(io.Writer) error) error {
-	dir := os.TempDir()
 	if output != "-" {
-		dir = filepath.Dir(output)
+		return publishNew(output, "dshlog never overwrites a file", write)
 	}
-	tmp, err := os.CreateTemp(dir, ".dshlog-snapshot-*.tmp")
+	tmp, err := os.CreateTemp("", "dshlog-snapshot-*")
 	if err != nil {
 		return err
 	}
-	defer os.Remove(tmp.Name())
+	os.Remove(tmp.Name())
 	defer tmp.Close()
 	if err := write(tmp); err != nil {
 		return err
 	}
-	if output == "-" {
-		if _, err := tmp.Seek(0, io.SeekStart); err != nil {
-			return err
-		}
-		_, err := io.Copy(s.out, tmp)
+	if _, err := tmp.Seek(0, io.SeekStart); err != nil {
 		return err
 	}
-	if err := tmp.Sync(); err != nil {
-		return err
-	}
-	if err := os.Link(tmp.Name(), output); err != nil {
-		if errors.Is(err, fs.ErrExist) {
-			return fmt.Errorf("%s: already exists; dshlog never overwrites a file", output)
-		}
-		return err
-	}
-	return lease.SyncDir(filepath.Dir(output))
+	_, err = io.Copy(s.out, tmp)
+	return err
 }
