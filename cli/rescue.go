@@ -108,7 +108,7 @@ func runRescue(opts rescueOptions, s *streams) error {
 		defer held.Release()
 	}
 	if _, err := os.Lstat(target); err == nil && !opts.dryRun {
-		return fmt.Errorf("%s: refusing to write the rescued log: the file exists (rescue never replaces a file)", target)
+		return targetExistsError(target)
 	}
 	res, staged, err := rescue.Rescue(opts.file, stage, rescue.Options{Now: wallClock, Read: migrate.Options{Vocabulary: vocabulary}})
 	if err != nil {
@@ -168,9 +168,15 @@ func publishRescued(source string, before os.FileInfo, staged, target string) er
 		return err
 	})
 	if errors.Is(err, os.ErrExist) {
-		return fmt.Errorf("%s: refusing to write the rescued log: the file exists (rescue never replaces a file)", target)
+		return targetExistsError(target)
 	}
 	return err
+}
+
+// targetExistsError refuses a target that exists, found before rescuing or
+// when linking the result into place.
+func targetExistsError(target string) error {
+	return fmt.Errorf("%s: refusing to write the rescued log: the file exists (rescue never replaces a file)", target)
 }
 
 // rescuePrinter prints a rescue for people, or as JSON lines.

@@ -67,7 +67,9 @@ compressed); of the generations in one directory, the one dsh would open is
 judged, or every one with --all-generations. Subagent children beside a
 historical session give it their catalog evidence as dsh's migration takes it.
 Files are judged in parallel (-j) and reported sorted by path; --shard I/N
-judges only the files whose path hash falls into shard I of N.
+judges only the files whose path hash falls into shard I of N. A file in an
+older format (v0 to v3) is judged as dsh migrates it, with a note on stderr;
+over many files, one note per format counts them.
 
 An event type the dsh build does not know (--dsh, default the current
 official line) is an unknown-event-type error, as that dsh refuses the log;
