@@ -3,15 +3,15 @@ package agentloop
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"io"
 	"os"
 	"slices"
 	"strings"
 	"testing"
 
-	"github.com/dshlog/dshlog/codec/v2"
+	v2 "github.com/dshlog/dshlog/codec/v2"
 	"github.com/dshlog/dshlog/fold"
+	"github.com/dshlog/dshlog/internal/sessiontest"
 	"github.com/dshlog/dshlog/jsonl"
 	"github.com/dshlog/dshlog/jsonv"
 	"github.com/dshlog/dshlog/migrate"
@@ -189,26 +189,11 @@ func TestCrashRepairsToSeedClosers(t *testing.T) {
 		}
 	}
 	closers := foldEvents(t, events).InterruptedTurnClosers()
-	var rows []json.RawMessage
+	var rows []jsonv.Value
 	for _, c := range closers {
-		rows = append(rows, c.With("time", jsonv.IntValue(1792499131145)).Row.Encode()) // the seed's clock
+		rows = append(rows, c.With("time", jsonv.IntValue(1792499131145)).Row) // the seed's clock
 	}
-	compact, err := json.Marshal(rows)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var pretty bytes.Buffer
-	if err := json.Indent(&pretty, compact, "", "  "); err != nil {
-		t.Fatal(err)
-	}
-	pretty.WriteByte('\n')
-	want, err := os.ReadFile("../testdata/seed-vectors/crash-closers.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(pretty.Bytes(), want) {
-		t.Errorf("closers differ from crash-closers.json:\n%s", pretty.Bytes())
-	}
+	sessiontest.CheckRowsFile(t, rows, "../testdata/seed-vectors/crash-closers.json")
 }
 
 // TestForkSeeds: each fork child starts with the seed the notes give

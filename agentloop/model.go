@@ -21,14 +21,14 @@ const (
 
 // Chunk is one piece of a model's streamed reply.
 type Chunk struct {
-	Kind  ChunkKind
-	Index int    // content block index, for deltas
-	Text  string // text, reasoning or arguments piece
+	Kind  ChunkKind // which of the fields below the chunk carries
+	Index int       // content block index, for deltas
+	Text  string    // text, reasoning or arguments piece
 	// ID and Name identify a tool call; Name only on the piece that
 	// introduces it.
 	ID, Name                  string
-	InputTokens, OutputTokens int64
-	Finish                    Finish
+	InputTokens, OutputTokens int64  // the reply's usage, for UsageChunk
+	Finish                    Finish // how the stream ended, for FinishChunk
 }
 
 // Finish is how a stream ended: "stop", "tool-calls", "max-tokens", or
@@ -51,7 +51,7 @@ type Model interface {
 // Recorder is a Model that keeps every request it forwards to the model it
 // wraps, as frozen, in order.
 type Recorder struct {
-	Model Model
+	Model Model // the model requests are forwarded to
 
 	mu       sync.Mutex
 	requests []Request

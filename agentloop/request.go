@@ -53,6 +53,7 @@ func (r Request) Messages() [][]byte {
 // request rebuilt from the log: which request, which part (a message, or a
 // field such as tools or model), and both versions.
 type Mismatch struct {
+	// Index is the request's number in the log (Request.Index).
 	Index int
 	// Settlement is the seq of the settlement the rebuilt request comes
 	// from, or -1 when the log has no settlement for it.
@@ -68,6 +69,7 @@ type Mismatch struct {
 	Problem string
 }
 
+// Error says which request differs, where, and both versions.
 func (m *Mismatch) Error() string {
 	if m.Problem != "" {
 		return fmt.Sprintf("request %d: %s", m.Index, m.Problem)

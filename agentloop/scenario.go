@@ -20,8 +20,8 @@ var scenarioFiles embed.FS
 
 // Scenario is a built-in run: one script per session it writes.
 type Scenario struct {
-	Name        string
-	Description string
+	Name        string // as dshlog loop --scenario takes it
+	Description string // one line for --list
 	scripts     []string
 }
 
@@ -62,6 +62,7 @@ func (s Scenario) Scripts() ([]*Script, error) {
 
 // Run is a finished run of one script.
 type Run struct {
+	// Header is the session header the log begins with.
 	Header session.Header
 	// Requests are the requests the model received, as frozen.
 	Requests []Request

@@ -43,6 +43,7 @@ type ForkFrom struct {
 
 // Turn is one user input and the replies to the requests it causes.
 type Turn struct {
+	// User is the text of the turn's user message.
 	User string `json:"user"`
 	// Compact, when set, replaces earlier turns by a summary before this
 	// turn's first request.
@@ -58,8 +59,8 @@ type Turn struct {
 // Compact replaces the surface nodes of whole turns (never the system
 // prompt) by one summary user/message.
 type Compact struct {
-	Turns   []int64 `json:"turns"`
-	Summary string  `json:"summary"`
+	Turns   []int64 `json:"turns"`   // the turns replaced, by number (from 1), in order
+	Summary string  `json:"summary"` // the summary user/message's text
 }
 
 // Reply is what the model streams for one request: reasoning pieces, text

@@ -85,10 +85,11 @@ var seriesFindings = map[string]bool{verify.CodeNotExtending: true, verify.CodeS
 // SeriesError reports requests that do not extend the previous one while
 // the log does not say why: verify's series findings on the file.
 type SeriesError struct {
-	Path     string
-	Findings []verify.Finding
+	Path     string           // the log read back
+	Findings []verify.Finding // verify's series findings on it
 }
 
+// Error lists the series findings, separated by semicolons.
 func (e *SeriesError) Error() string {
 	parts := make([]string, len(e.Findings))
 	for i, f := range e.Findings {

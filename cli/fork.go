@@ -8,16 +8,14 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/dshlog/dshlog/codec/v2"
-	"github.com/dshlog/dshlog/codec/v4"
+	v2 "github.com/dshlog/dshlog/codec/v2"
+	v4 "github.com/dshlog/dshlog/codec/v4"
 	"github.com/dshlog/dshlog/fold"
-	"github.com/dshlog/dshlog/lease"
 	"github.com/dshlog/dshlog/migrate"
 	"github.com/dshlog/dshlog/session"
 )
@@ -107,33 +105,12 @@ func runFork(opts forkOptions, s *streams) error {
 	return publishFork(events, opts, s)
 }
 
-// publishFork writes the child to a temporary file beside CHILD, syncs it
-// and links it into place, so CHILD appears complete or not at all and an
-// existing file is never replaced.
+// publishFork writes the child to a new file at CHILD, published whole or
+// not at all (publishNew).
 func publishFork(events *sessionEvents, opts forkOptions, s *streams) error {
-	dir := filepath.Dir(opts.output)
-	tmp, err := os.CreateTemp(dir, ".dshlog-fork-*.tmp")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	err = writeFork(tmp, events, opts, s.out)
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if closeErr := tmp.Close(); err == nil {
-		err = closeErr
-	}
-	if err != nil {
-		return err
-	}
-	if err := os.Link(tmp.Name(), opts.output); err != nil {
-		if errors.Is(err, fs.ErrExist) {
-			return fmt.Errorf("%s: already exists; fork never overwrites a session", opts.output)
-		}
-		return err
-	}
-	return lease.SyncDir(dir)
+	return publishNew(opts.output, "fork never overwrites a session", func(w io.Writer) error {
+		return writeFork(w, events, opts, s.out)
+	})
 }
 
 // writeFork streams the child session to w: its header, the inherited

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -14,7 +13,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/dshlog/dshlog/agentloop"
-	"github.com/dshlog/dshlog/lease"
 )
 
 // loopOptions are the inputs of dshlog loop.
@@ -231,33 +229,16 @@ func runLoopScript(ctx context.Context, script *agentloop.Script, model agentloo
 	return run, nil
 }
 
-// publishLoop writes the log to a temporary file beside path, syncs it and
-// links it into place, so path appears complete or not at all and an
-// existing file is never replaced.
+// publishLoop runs the script into a new file at path, published whole or
+// not at all (publishNew).
 func publishLoop(ctx context.Context, path string, script *agentloop.Script, model agentloop.Model, s *streams) (agentloop.Run, error) {
-	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, ".dshlog-loop-*.tmp")
-	if err != nil {
-		return agentloop.Run{}, err
-	}
-	defer os.Remove(tmp.Name())
-	run, err := runLoopScript(ctx, script, model, tmp, s)
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if closeErr := tmp.Close(); err == nil {
-		err = closeErr
-	}
-	if err != nil {
-		return run, err
-	}
-	if err := os.Link(tmp.Name(), path); err != nil {
-		if errors.Is(err, fs.ErrExist) {
-			return run, fmt.Errorf("%s: already exists; loop never overwrites a session", path)
-		}
-		return run, err
-	}
-	return run, lease.SyncDir(dir)
+	var run agentloop.Run
+	err := publishNew(path, "loop never overwrites a session", func(w io.Writer) error {
+		var err error
+		run, err = runLoopScript(ctx, script, model, w, s)
+		return err
+	})
+	return run, err
 }
 
 // sessionPath is where session k of a scenario goes: path itself for the

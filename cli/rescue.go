@@ -108,7 +108,7 @@ func runRescue(opts rescueOptions, s *streams) error {
 		defer held.Release()
 	}
 	if _, err := os.Lstat(target); err == nil && !opts.dryRun {
-		return fmt.Errorf("%s: refusing to write the rescued log: the file exists (rescue never replaces a file)", target)
+		return targetExistsError(target)
 	}
 	res, staged, err := rescue.Rescue(opts.file, stage, rescue.Options{Now: wallClock, Read: migrate.Options{Vocabulary: vocabulary}})
 	if err != nil {
@@ -157,32 +157,26 @@ func sameDir(a, b string) bool {
 }
 
 // publishRescued links the verified staging file to target once the
-// source is proven unchanged, never replacing a file, then syncs the
-// directory.
+// source is proven unchanged, never replacing a file, as migrate publishes
+// a generation.
 func publishRescued(source string, before os.FileInfo, staged, target string) error {
-	f, err := os.Open(staged)
-	if err != nil {
-		return err
-	}
-	err = f.Sync()
-	f.Close()
-	if err != nil {
-		return err
-	}
-	now, err := os.Stat(source)
-	if err != nil {
-		return err
-	}
-	if !os.SameFile(now, before) || now.Size() != before.Size() || !now.ModTime().Equal(before.ModTime()) {
-		return fmt.Errorf("%s: changed while it was rescued; nothing written", source)
-	}
-	if err := os.Link(staged, target); err != nil {
-		if errors.Is(err, os.ErrExist) {
-			return fmt.Errorf("%s: refusing to write the rescued log: the file exists (rescue never replaces a file)", target)
+	err := migrate.PublishStaged(staged, target, func() error {
+		same, err := migrate.StillSame(source, before)
+		if err == nil && !same {
+			err = fmt.Errorf("%s: changed while it was rescued; nothing written", source)
 		}
 		return err
+	})
+	if errors.Is(err, os.ErrExist) {
+		return targetExistsError(target)
 	}
-	return lease.SyncDir(filepath.Dir(target))
+	return err
+}
+
+// targetExistsError refuses a target that exists, found before rescuing or
+// when linking the result into place.
+func targetExistsError(target string) error {
+	return fmt.Errorf("%s: refusing to write the rescued log: the file exists (rescue never replaces a file)", target)
 }
 
 // rescuePrinter prints a rescue for people, or as JSON lines.

@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 )
 
@@ -16,15 +15,12 @@ import (
 // its bytes); with -o elsewhere it writes only there. Without the lock the
 // log keeps its bytes too, and -o naming the log itself is refused.
 func TestRescueNeverWritesItsInput(t *testing.T) {
-	dir := t.TempDir()
-	log := filepath.Join(dir, "session.v4.jsonl")
-	original, err := os.ReadFile("../testdata/rescue/two-writers/session.v4.jsonl")
+	log := copySession(t, "../testdata/rescue/two-writers/session.v4.jsonl")
+	original, err := os.ReadFile(log)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(log, original, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	dir := filepath.Dir(log)
 	unchanged := func(when string) {
 		t.Helper()
 		if now, _ := os.ReadFile(log); !bytes.Equal(now, original) {
@@ -32,18 +28,11 @@ func TestRescueNeverWritesItsInput(t *testing.T) {
 		}
 	}
 	run := func(args ...string) (int, string) {
-		var stdout, stderr bytes.Buffer
-		code := Run(args, nil, &stdout, &stderr)
-		return code, stderr.String()
+		code, _, stderr := runDshlog(t, args...)
+		return code, stderr
 	}
 
-	held, err := os.OpenFile(filepath.Join(dir, "session.lock"), os.O_WRONLY|os.O_CREATE, 0o666)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := syscall.Flock(int(held.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
-		t.Fatal(err)
-	}
+	release := holdSessionLock(t, dir)
 	if code, stderr := run("rescue", log); code != ExitInput || !strings.Contains(stderr, "is already owned by an active write handle") {
 		t.Errorf("under a held lock: exit %d, stderr %q", code, stderr)
 	}
@@ -59,7 +48,7 @@ func TestRescueNeverWritesItsInput(t *testing.T) {
 	if _, err := os.Stat(out); err != nil {
 		t.Error(err)
 	}
-	held.Close()
+	release()
 
 	if code, stderr := run("rescue", "-o", log, log); code != ExitInput || !strings.Contains(stderr, "the file exists") {
 		t.Errorf("-o naming the log: exit %d, stderr %q", code, stderr)

@@ -2,18 +2,17 @@ package cli
 
 import (
 	"bufio"
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/dshlog/dshlog/jsonl"
 	"github.com/dshlog/dshlog/jsonv"
-	"github.com/dshlog/dshlog/lease"
+	"github.com/dshlog/dshlog/migrate"
 	"github.com/dshlog/dshlog/snapshot"
 )
 
@@ -31,7 +30,8 @@ to run ({{cwd}}, {{session:N}}, {{message:N}}, {{id:N}}, {{workflow:N}},
 {{system}}, {{tools}}). These verbs convert a log to that form (normalize),
 back (restore), and compare a log with a stored snapshot (check).
 
-Files are plain JSONL; "-" reads standard input.`,
+Files may be plain JSONL, Zstandard or gzip (known by their content), as
+for every other verb; "-" reads standard input.`,
 	}
 	cmd.AddCommand(newSnapshotNormalizeCommand(s), newSnapshotRestoreCommand(s), newSnapshotCheckCommand(s))
 	return cmd
@@ -97,7 +97,9 @@ with --session in order. --values-out writes what the placeholders stood for
 (cwd, ids, system prompts, tool lists, clock) as JSON; "restore --values"
 takes it and gives the log back byte for byte.
 
-FILE is read twice (the first pass learns the ids), never held whole.`,
+FILE is read twice (the first pass learns the ids), never held whole; a
+compressed FILE or standard input is first decompressed to a private
+temporary file.`,
 		Example: `  dshlog snapshot normalize session.v4.jsonl -o snapshots/scenario/session.v4.jsonl
   dshlog snapshot normalize --session PARENT --session CHILD1 session.2.v4.jsonl`,
 		Args: cobra.ExactArgs(1),
@@ -246,15 +248,11 @@ func runSnapshotRestore(opts snapshotRestoreOptions, s *streams) error {
 			note(s, "%s: placeholders filled from %s", opts.file, strings.Join(used, " and "))
 		}
 	}
-	in, name := s.in, "<stdin>"
-	if opts.file != "-" {
-		f, err := os.Open(opts.file)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		in, name = f, opts.file
+	in, name, closeIn, err := openText(opts.file, s)
+	if err != nil {
+		return err
 	}
+	defer closeIn()
 	return publishOutput(opts.output, s, func(w io.Writer) error {
 		return snapshot.Restore(w, in, name, restoreOpts)
 	})
@@ -342,15 +340,11 @@ func runSnapshotCheck(opts snapshotCheckOptions, s *streams) error {
 		return err
 	}
 	defer closeLog()
-	snap, snapName := s.in, "<stdin>"
-	if opts.snapshot != "-" {
-		f, err := os.Open(opts.snapshot)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		snap, snapName = f, opts.snapshot
+	snap, snapName, closeSnap, err := openText(opts.snapshot, s)
+	if err != nil {
+		return err
 	}
+	defer closeSnap()
 	diff, err := snapshot.Check(log, logName, snap, snapName, normalizeOpts)
 	if err != nil {
 		return err
@@ -390,64 +384,85 @@ func describeDifference(d *snapshot.Difference, logName, snapName string) string
 	return b.String()
 }
 
-// openSeekable opens path for reading twice; standard input ("-") is
-// spooled to an unlinked temporary file first.
+// openSeekable opens the session file at path for reading twice, as
+// plaintext. A plain regular file is read in place; a compressed one (zstd
+// or gzip, known by content), a pipe or standard input ("-") is first
+// spooled, decompressed, to a private unlinked temporary file.
 func openSeekable(path string, s *streams) (io.ReadSeeker, string, func(), error) {
-	if path != "-" {
-		f, err := os.Open(path)
-		if err != nil {
-			return nil, "", nil, err
-		}
-		return f, path, func() { f.Close() }, nil
+	text, name, closeText, err := openText(path, s)
+	if err != nil {
+		return nil, "", nil, err
 	}
+	if f, ok := text.(*os.File); ok {
+		return f, name, closeText, nil
+	}
+	defer closeText()
 	tmp, err := os.CreateTemp("", "dshlog-snapshot-*")
 	if err != nil {
 		return nil, "", nil, err
 	}
 	os.Remove(tmp.Name())
-	if _, err := io.Copy(tmp, s.in); err != nil {
+	if _, err := io.Copy(tmp, text); err != nil {
 		tmp.Close()
-		return nil, "", nil, err
+		return nil, "", nil, &jsonl.Error{File: name, Err: err}
 	}
 	if _, err := tmp.Seek(0, io.SeekStart); err != nil {
 		tmp.Close()
 		return nil, "", nil, err
 	}
-	return tmp, "<stdin>", func() { tmp.Close() }, nil
+	return tmp, name, func() { tmp.Close() }, nil
+}
+
+// openText opens the session file at path ("-" for standard input) for
+// reading once, as plaintext: a zstd or gzip file is decompressed as every
+// other verb reads it. A plain regular file is returned as the *os.File
+// itself, which can be read again.
+func openText(path string, s *streams) (io.Reader, string, func(), error) {
+	name := path
+	if path == "-" {
+		name = "<stdin>"
+	}
+	text, err := migrate.OpenText(path, s.in)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	if text.Compression != jsonl.None || path == "-" || !isRegularFile(path) {
+		return text, name, func() { text.Close() }, nil
+	}
+	text.Close()
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	return f, name, func() { f.Close() }, nil
+}
+
+// isRegularFile reports whether path names a regular file, which can be
+// opened and read again (a pipe cannot).
+func isRegularFile(path string) bool {
+	info, err := os.Stat(path)
+	return err == nil && info.Mode().IsRegular()
 }
 
 // publishOutput runs write into a temporary file and, when it succeeds,
-// copies the result to standard output ("-") or links it into place at
-// output, which must not exist yet: a failure leaves no partial output.
+// copies the result to standard output ("-") or publishes it as a new file
+// at output (publishNew): a failure leaves no partial output.
 func publishOutput(output string, s *streams, write func(io.Writer) error) error {
-	dir := os.TempDir()
 	if output != "-" {
-		dir = filepath.Dir(output)
+		return publishNew(output, "dshlog never overwrites a file", write)
 	}
-	tmp, err := os.CreateTemp(dir, ".dshlog-snapshot-*.tmp")
+	tmp, err := os.CreateTemp("", "dshlog-snapshot-*")
 	if err != nil {
 		return err
 	}
-	defer os.Remove(tmp.Name())
+	os.Remove(tmp.Name())
 	defer tmp.Close()
 	if err := write(tmp); err != nil {
 		return err
 	}
-	if output == "-" {
-		if _, err := tmp.Seek(0, io.SeekStart); err != nil {
-			return err
-		}
-		_, err := io.Copy(s.out, tmp)
+	if _, err := tmp.Seek(0, io.SeekStart); err != nil {
 		return err
 	}
-	if err := tmp.Sync(); err != nil {
-		return err
-	}
-	if err := os.Link(tmp.Name(), output); err != nil {
-		if errors.Is(err, fs.ErrExist) {
-			return fmt.Errorf("%s: already exists; dshlog never overwrites a file", output)
-		}
-		return err
-	}
-	return lease.SyncDir(filepath.Dir(output))
+	_, err = io.Copy(s.out, tmp)
+	return err
 }

@@ -4,14 +4,17 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/dshlog/dshlog/codec/v2"
+	"github.com/dshlog/dshlog/codec/v4"
 	"github.com/dshlog/dshlog/migrate"
 	"github.com/dshlog/dshlog/verify"
 	"github.com/dshlog/dshlog/verify/batch"
@@ -64,7 +67,9 @@ compressed); of the generations in one directory, the one dsh would open is
 judged, or every one with --all-generations. Subagent children beside a
 historical session give it their catalog evidence as dsh's migration takes it.
 Files are judged in parallel (-j) and reported sorted by path; --shard I/N
-judges only the files whose path hash falls into shard I of N.
+judges only the files whose path hash falls into shard I of N. A file in an
+older format (v0 to v3) is judged as dsh migrates it, with a note on stderr;
+over many files, one note per format counts them.
 
 An event type the dsh build does not know (--dsh, default the current
 official line) is an unknown-event-type error, as that dsh refuses the log;
@@ -141,6 +146,7 @@ func runVerify(opts verifyOptions, s *streams) error {
 		return fmt.Errorf("no session logs to verify in %s", strings.Join(opts.inputs, ", "))
 	}
 	targets = run.shard.Filter(targets)
+	run.oneFile = len(targets) == 1
 	run.progress = newVerifyProgress(s, targets)
 	batch.Run(targets, batch.Options{Jobs: run.jobs, Stdin: s.in,
 		Open: migrate.OpenOptions{Options: migrate.Options{Recovery: v2.Recoverable, Vocabulary: vocabulary}, AnyZstdFraming: true}}, run.file)
@@ -167,6 +173,11 @@ type verifyRun struct {
 	summary   report.Summary
 	// known collects the findings for --write-baseline; nil without it.
 	known []report.BaselineEntry
+	// oneFile is true when a single file is judged: its format note is
+	// printed with its other notes. Over many files, the files in each
+	// older format are counted in migrated and said in one note at the end.
+	oneFile  bool
+	migrated map[int]*migratedFiles
 	// err is the first error writing the report; after it, nothing more
 	// is written.
 	err error
@@ -239,6 +250,7 @@ func (run *verifyRun) file(r batch.Result) {
 	for _, n := range r.Notes {
 		note(run.s, "%s", n)
 	}
+	run.noteFormat(r)
 	if f.Verdict == report.Unreadable {
 		run.out.Flush()
 		printError(run.s.err, explainRefusal(f.Err))
@@ -253,11 +265,52 @@ func (run *verifyRun) file(r batch.Result) {
 	}
 }
 
+// migratedFiles counts the judged files stored in one older format.
+type migratedFiles struct {
+	count int
+	first string // the first such file's name
+}
+
+// noteFormat says that a file in an older format was judged as dsh
+// migrates it: at once for a single file, else counted for finish.
+func (run *verifyRun) noteFormat(r batch.Result) {
+	if r.SourceVersion < 0 || r.SourceVersion == v4.Version {
+		return
+	}
+	name := batch.DisplayName(r.Path)
+	if run.oneFile {
+		note(run.s, "%s: format v%d, checked as dsh migrates it to v%d", name, r.SourceVersion, v4.Version)
+		return
+	}
+	if run.migrated == nil {
+		run.migrated = map[int]*migratedFiles{}
+	}
+	if m := run.migrated[r.SourceVersion]; m != nil {
+		m.count++
+	} else {
+		run.migrated[r.SourceVersion] = &migratedFiles{count: 1, first: name}
+	}
+}
+
+// noteFormats says, one line per older format, how many of the judged files
+// were in it.
+func (run *verifyRun) noteFormats() {
+	for _, version := range slices.Sorted(maps.Keys(run.migrated)) {
+		m := run.migrated[version]
+		if m.count == 1 {
+			note(run.s, "1 file is format v%d (%s); checked as dsh migrates it to v%d", version, m.first, v4.Version)
+			continue
+		}
+		note(run.s, "%d files are format v%d; checked as dsh migrates them to v%d", m.count, version, v4.Version)
+	}
+}
+
 // finish writes the summary and the report files.
 func (run *verifyRun) finish(opts verifyOptions) error {
 	if run.progress != nil {
 		run.progress.Clear()
 	}
+	run.noteFormats()
 	if run.err == nil {
 		run.err = run.writer.Summary(&run.summary)
 	}

@@ -2,13 +2,12 @@ package fold_test
 
 import (
 	"bytes"
-	"encoding/json"
-	"os"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/dshlog/dshlog/fold"
+	"github.com/dshlog/dshlog/internal/sessiontest"
 	"github.com/dshlog/dshlog/jsonv"
 	"github.com/dshlog/dshlog/session"
 )
@@ -212,26 +211,11 @@ func TestSeedCrashClosers(t *testing.T) {
 	_, events := readV4(t, crashLog)
 	f := foldAll(t, events)
 	closers := f.InterruptedTurnClosers()
-	var rows []json.RawMessage
+	var rows []jsonv.Value
 	for _, c := range closers {
-		rows = append(rows, c.Row.Encode())
+		rows = append(rows, c.Row)
 	}
-	compact, err := json.Marshal(rows)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var pretty bytes.Buffer
-	if err := json.Indent(&pretty, compact, "", "  "); err != nil {
-		t.Fatal(err)
-	}
-	pretty.WriteByte('\n')
-	want, err := os.ReadFile("../testdata/seed-vectors/crash-closers.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(pretty.Bytes(), want) {
-		t.Errorf("closers differ from crash-closers.json:\n%s", pretty.Bytes())
-	}
+	sessiontest.CheckRowsFile(t, rows, "../testdata/seed-vectors/crash-closers.json")
 	repaired := foldAll(t, events, closers)
 	if got, want := roles(repaired.Messages()), []string{"system", "user", "assistant", "tool", "tool"}; !slices.Equal(got, want) {
 		t.Errorf("view after repair = %v, want %v", got, want)

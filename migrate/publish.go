@@ -161,14 +161,8 @@ func stageAndLink(src *Source, target string) (Written, error) {
 		err = cerr
 	}
 	if err == nil {
-		err = checkUnchanged(src)
-	}
-	if err == nil {
-		err = os.Link(tmp, target)
-		switch {
-		case err == nil:
-			err = lease.SyncDir(dir)
-		case errors.Is(err, os.ErrExist):
+		err = PublishStaged(tmp, target, func() error { return checkUnchanged(src) })
+		if errors.Is(err, os.ErrExist) {
 			err = acceptExisting(tmp, target)
 		}
 	}
@@ -176,6 +170,46 @@ func stageAndLink(src *Source, target string) (Written, error) {
 		err = rerr
 	}
 	return written, err
+}
+
+// PublishStaged publishes a fully written staging file as target, as dsh
+// publishes a prepared generation: it syncs the staging file, calls
+// unchanged to prove the source is still the file that was read (its error
+// stops the publication), links the staging file to target, which never
+// replaces a file (an existing target gives an error for which
+// errors.Is(err, os.ErrExist) holds), and syncs target's directory so the
+// new name survives a crash. The staging file is left for the caller to
+// remove. migrate's Publish and dshlog rescue both publish through it.
+func PublishStaged(staged, target string, unchanged func() error) error {
+	f, err := os.Open(staged)
+	if err != nil {
+		return err
+	}
+	err = f.Sync()
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return err
+	}
+	if err := unchanged(); err != nil {
+		return err
+	}
+	if err := os.Link(staged, target); err != nil {
+		return err
+	}
+	return lease.SyncDir(filepath.Dir(target))
+}
+
+// StillSame reports whether the file at path is still the one before
+// describes, by what dsh compares: device, inode, size, and the
+// modification and change times.
+func StillSame(path string, before os.FileInfo) (bool, error) {
+	now, err := os.Stat(path)
+	if err != nil {
+		return false, err
+	}
+	return *identityOf(now) == *identityOf(before), nil
 }
 
 // createStage creates a fresh session.migration.<16 hex><suffix>.tmp,
@@ -195,17 +229,15 @@ func createStage(dir, suffix string) (string, *os.File, error) {
 	}
 }
 
-// writeStage encodes the migration into the staging file and syncs it.
+// writeStage encodes the migration into the staging file; PublishStaged
+// syncs it.
 func writeStage(f *os.File, src *Source) (Written, error) {
 	w := NewGenerationWriter(f, src.Compression == jsonl.Zstd)
 	written, err := Encode(w, src.Reader)
 	if cerr := w.Close(); err == nil {
 		err = cerr
 	}
-	if err != nil {
-		return written, err
-	}
-	return written, f.Sync()
+	return written, err
 }
 
 // checkUnchanged refuses to publish when the source file is no longer the

@@ -292,3 +292,74 @@ func frameEnd(t *testing.T, b []byte) int {
 	}
 	return off
 }
+
+// TestPublishStaged: a staged file is linked into place only when the
+// source is unchanged, and never over an existing file.
+func TestPublishStaged(t *testing.T) {
+	refused := errors.New("source changed")
+	tests := []struct {
+		name      string
+		existing  bool  // target exists before publishing
+		unchanged error // what the source check says
+		want      error // nil, or what errors.Is must find
+	}{
+		{name: "published"},
+		{name: "source changed", unchanged: refused, want: refused},
+		{name: "target exists", existing: true, want: os.ErrExist},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			staged, target := filepath.Join(dir, "stage.tmp"), filepath.Join(dir, "target.jsonl")
+			if err := os.WriteFile(staged, []byte("new\n"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			if tt.existing {
+				if err := os.WriteFile(target, []byte("old\n"), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			err := PublishStaged(staged, target, func() error { return tt.unchanged })
+			if tt.want == nil && err != nil || tt.want != nil && !errors.Is(err, tt.want) {
+				t.Fatalf("PublishStaged: %v, want %v", err, tt.want)
+			}
+			got, readErr := os.ReadFile(target)
+			switch {
+			case tt.existing && string(got) != "old\n":
+				t.Errorf("existing target now holds %q", got)
+			case !tt.existing && tt.want != nil && !errors.Is(readErr, os.ErrNotExist):
+				t.Errorf("target written though publication failed: %q, %v", got, readErr)
+			case tt.want == nil && string(got) != "new\n":
+				t.Errorf("target holds %q, want the staged bytes", got)
+			}
+			if _, err := os.Stat(staged); err != nil {
+				t.Errorf("the staging file is the caller's to remove: %v", err)
+			}
+		})
+	}
+}
+
+// TestStillSame: a rewrite in place or a replacement is a different file.
+func TestStillSame(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "session.v4.jsonl")
+	if err := os.WriteFile(path, []byte("a\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	before, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if same, err := StillSame(path, before); !same || err != nil {
+		t.Fatalf("untouched file: same %v, %v", same, err)
+	}
+	if err := os.WriteFile(path, []byte("a\nb\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if same, err := StillSame(path, before); same || err != nil {
+		t.Fatalf("appended file: same %v, %v", same, err)
+	}
+	os.Remove(path)
+	if _, err := StillSame(path, before); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("removed file: %v", err)
+	}
+}

@@ -59,13 +59,15 @@ const (
 
 // Step is one thing rescue did (or, in a dry run, would do).
 type Step struct {
+	// Kind is one of the Step constants.
 	Kind string
 	// Line and Bytes locate a source row (set-aside, move); 0 when none.
 	Line, Bytes int
 	// Seq is the event's seq in the source, To its seq in the result; -1
 	// when there is none.
 	Seq, To int64
-	Type    string
+	// Type is the event's type.
+	Type string
 	// Detail says why, or what changed, in words.
 	Detail string
 }
@@ -74,7 +76,8 @@ type Step struct {
 type Result struct {
 	// Diagnosis is verify's errors on the source: why dsh refuses it.
 	Diagnosis []verify.Finding
-	Steps     []Step
+	// Steps are what rescue did, in order; none when Healthy.
+	Steps []Step
 	// Events is the number of events in the result; Bytes its size.
 	Events int64
 	Bytes  int64

@@ -68,20 +68,15 @@ func Check(log io.ReadSeeker, logName string, snap io.Reader, snapName string, o
 
 // nextSnapshotRow reads the snapshot's next non-blank row.
 func nextSnapshotRow(r *jsonl.Reader, name string) (int, jsonv.Value, error) {
-	for {
-		line, err := r.Next()
-		if err != nil {
-			return 0, jsonv.Value{}, err
-		}
-		if len(bytes.TrimSpace(line.Text)) == 0 {
-			continue
-		}
-		v, err := jsonv.Parse(line.Text)
-		if err != nil {
-			return 0, v, &jsonl.Error{File: name, Line: line.Num, Err: errors.New("not valid JSON: " + err.Error())}
-		}
-		return line.Num, v, nil
+	line, err := nextLine(r)
+	if err != nil {
+		return 0, jsonv.Value{}, err
 	}
+	v, err := jsonv.Parse(line.Text)
+	if err != nil {
+		return 0, v, &jsonl.Error{File: name, Line: line.Num, Err: errors.New("not valid JSON: " + err.Error())}
+	}
+	return line.Num, v, nil
 }
 
 // firstDifference walks a and b in step and returns the path of the first

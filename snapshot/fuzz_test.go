@@ -31,7 +31,7 @@ func FuzzRestore(f *testing.F) {
 	fuzzSeeds(f)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var out bytes.Buffer
-		if err := Restore(&out, bytes.NewReader(data), "fuzz", RestoreOptions{Values: Defaults(), Replace: ScopeReplacements()}); err != nil {
+		if err := Restore(&out, bytes.NewReader(data), "fuzz", RestoreOptions{Values: Defaults(), Replace: scopeReplacements()}); err != nil {
 			return
 		}
 		if out.Len() > 0 && !bytes.HasSuffix(out.Bytes(), []byte("\n")) {

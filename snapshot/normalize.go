@@ -119,15 +119,12 @@ func (n *Normalizer) scan() error {
 	lines := jsonl.NewReader(n.src, n.name)
 	first := true
 	for {
-		line, err := lines.Next()
+		line, err := nextLine(lines)
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
 			return err
-		}
-		if len(bytes.TrimSpace(line.Text)) == 0 {
-			continue
 		}
 		v, err := parseRow(n.name, line)
 		if err != nil {
@@ -171,6 +168,17 @@ func (n *Normalizer) readHeader(hv jsonv.Value, line jsonl.Line) error {
 	return nil
 }
 
+// nextLine returns r's next line that is not blank, or io.EOF after the
+// last: dsh's snapshot harness skips blank lines.
+func nextLine(r *jsonl.Reader) (jsonl.Line, error) {
+	for {
+		line, err := r.Next()
+		if err != nil || len(bytes.TrimSpace(line.Text)) > 0 {
+			return line, err
+		}
+	}
+}
+
 // parseRow parses one line as a JSON object.
 func parseRow(name string, line jsonl.Line) (jsonv.Value, error) {
 	v, err := jsonv.Parse(line.Text)
@@ -185,44 +193,39 @@ func parseRow(name string, line jsonl.Line) (jsonv.Value, error) {
 
 // Next returns the next row in snapshot form, or io.EOF after the last.
 func (n *Normalizer) Next() (Row, error) {
-	for {
-		line, err := n.lines.Next()
-		if err != nil {
-			return Row{}, err
-		}
-		if len(bytes.TrimSpace(line.Text)) == 0 {
-			continue
-		}
-		v, err := parseRow(n.name, line)
-		if err != nil {
-			return Row{}, err
-		}
-		row := Row{Line: line.Num, Seq: -1, Type: v.Field("type").Text()}
-		seq, hasSeq := v.Field("seq").Count()
-		time, hasTime := v.Field("time").Number()
-		if _, packed := packedTypes[row.Type]; packed {
-			seq, hasSeq = v.Field("seq0").Count()
-			time, hasTime = v.Field("time0").Number()
-		}
-		if hasSeq {
-			row.Seq = seq
-		}
-		v = mapStrings(v, n.tokenizeCwd)
-		if !n.header {
-			n.header = true
-			n.recorded.Cwd = n.cwd
-			if v.Has("cwd") {
-				v = v.With("cwd", jsonv.StringValue(cwdToken))
-			}
-		} else {
-			if hasSeq && hasTime {
-				n.clock.see(seq, time)
-			}
-			v = n.scrub(v, row.Type)
-		}
-		row.Value = mapStrings(v, n.ids.replace)
-		return row, nil
+	line, err := nextLine(n.lines)
+	if err != nil {
+		return Row{}, err
 	}
+	v, err := parseRow(n.name, line)
+	if err != nil {
+		return Row{}, err
+	}
+	row := Row{Line: line.Num, Seq: -1, Type: v.Field("type").Text()}
+	seq, hasSeq := v.Field("seq").Count()
+	time, hasTime := v.Field("time").Number()
+	if _, packed := packedTypes[row.Type]; packed {
+		seq, hasSeq = v.Field("seq0").Count()
+		time, hasTime = v.Field("time0").Number()
+	}
+	if hasSeq {
+		row.Seq = seq
+	}
+	v = mapStrings(v, n.tokenizeCwd)
+	if !n.header {
+		n.header = true
+		n.recorded.Cwd = n.cwd
+		if v.Has("cwd") {
+			v = v.With("cwd", jsonv.StringValue(cwdToken))
+		}
+	} else {
+		if hasSeq && hasTime {
+			n.clock.see(seq, time)
+		}
+		v = n.scrub(v, row.Type)
+	}
+	row.Value = mapStrings(v, n.ids.replace)
+	return row, nil
 }
 
 // Recorded is what the placeholders of the rows handed out so far stood

@@ -62,7 +62,7 @@ func TestNormalizeRestoredCorpus(t *testing.T) {
 }
 
 func applyR2(text string) string {
-	for _, r := range ScopeReplacements() {
+	for _, r := range scopeReplacements() {
 		text = strings.ReplaceAll(text, r.Old, r.New)
 	}
 	return text

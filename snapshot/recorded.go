@@ -30,9 +30,9 @@ type Recorded struct {
 // seq Seq has time Time, a later one Time + (seq - Seq)×Step, up to the
 // next run. A loop's fixed clock is one run; a fork child's two or three.
 type ClockRun struct {
-	Seq  int64
-	Time float64
-	Step float64
+	Seq  int64   // the run's first seq
+	Time float64 // that row's time (ms)
+	Step float64 // the milliseconds a seq adds
 }
 
 // RestoreOptions are the options that restore the normalized log to the

@@ -2,7 +2,6 @@ package snapshot
 
 import (
 	"bufio"
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -16,13 +15,7 @@ import (
 // Replacement is one plain text rewrite of rule R2 (for the corpus:
 // every @x1a0f3n9/ and @xfcodeai/ to @deepseek-ai/).
 type Replacement struct {
-	Old, New string
-}
-
-// ScopeReplacements are the rewrites of rule R2, which undo the forks'
-// npm scope rename.
-func ScopeReplacements() []Replacement {
-	return []Replacement{{"@x1a0f3n9/", "@deepseek-ai/"}, {"@xfcodeai/", "@deepseek-ai/"}}
+	Old, New string // every Old becomes New
 }
 
 // RestoreOptions say what a restore fills in.
@@ -55,15 +48,12 @@ func Restore(dst io.Writer, src io.Reader, name string, opts RestoreOptions) err
 	lines := jsonl.NewReader(src, name)
 	out := bufio.NewWriter(dst)
 	for {
-		line, err := lines.Next()
+		line, err := nextLine(lines)
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
 			return err
-		}
-		if len(bytes.TrimSpace(line.Text)) == 0 {
-			continue // dsh's harness skips blank lines
 		}
 		row, err := r.row(line.Text)
 		if err != nil {

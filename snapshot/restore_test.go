@@ -47,7 +47,7 @@ func TestRestoreCorpus(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			withScope := RestoreOptions{Values: Defaults(), Replace: ScopeReplacements()}
+			withScope := RestoreOptions{Values: Defaults(), Replace: scopeReplacements()}
 			assertSameFile(t, restoreBytes(t, snapshot, file, withScope), filepath.Join(corpus, "restored", file))
 
 			want := filepath.Join(corpus, "restored-fork-scope", file)
@@ -76,4 +76,10 @@ func assertSameFile(t *testing.T, got []byte, want string) {
 		return
 	}
 	t.Fatalf("differs from %s at %s", want, firstDiff(got, expected))
+}
+
+// scopeReplacements are the corpus's rewrites of rule R2, which undo the
+// forks' npm scope rename (dshlog snapshot restore --replace, twice).
+func scopeReplacements() []Replacement {
+	return []Replacement{{"@x1a0f3n9/", "@deepseek-ai/"}, {"@xfcodeai/", "@deepseek-ai/"}}
 }

@@ -21,12 +21,15 @@ const (
 // of dsh's persistence-change records: a list of nodes that name each
 // other by index, starting at Root.
 type Schema struct {
-	Root  int
+	// Root is the index in Nodes of the payload's own node.
+	Root int
+	// Nodes are the schema's nodes; a node names another by its index.
 	Nodes []Node
 }
 
 // Node is one node of a Schema.
 type Node struct {
+	// Kind is what the node is: one of the Kind constants.
 	Kind string `json:"kind"`
 	// Properties are an object's members; an object without Indices has
 	// no others.
@@ -47,15 +50,20 @@ type Node struct {
 
 // Property is a member of an object node.
 type Property struct {
-	Name     string `json:"name"`
-	Type     int    `json:"type"`
-	Optional bool   `json:"optional"`
+	// Name is the member's key.
+	Name string `json:"name"`
+	// Type is the index of the node the member's value must fit.
+	Type int `json:"type"`
+	// Optional is true when the member may be absent.
+	Optional bool `json:"optional"`
 }
 
 // Index is an index signature of an object node: members whose names fit
 // Key hold values of type Value.
 type Index struct {
-	Key   int `json:"key"`
+	// Key is the index of the node a member's name must fit.
+	Key int `json:"key"`
+	// Value is the index of the node the member's value must fit.
 	Value int `json:"value"`
 }
 

@@ -1,12 +1,14 @@
 // Package sessiontest holds the harness that the tests of dshlog's codecs
 // and migration edges share: reading a whole session through one codec,
 // seeding fuzz targets from testdata and checking their stability, parsing
-// spelled-out JSON, and naming a refusal. It serves tests only; no non-test
+// spelled-out JSON, naming a refusal, and comparing rows with a seed
+// vector's JSON file. It serves tests only; no non-test
 // code imports it, and it imports no codec, so the codecs' own tests can use it.
 package sessiontest
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"io"
 	"os"
@@ -168,4 +170,31 @@ func RefusalText(err error) string {
 		return "not a refusal: " + err.Error()
 	}
 	return ""
+}
+
+// CheckRowsFile fails t unless rows, written as the seed vectors write them
+// (a JSON array indented by two spaces, with a final newline), equal the
+// file at path.
+func CheckRowsFile(t testing.TB, rows []jsonv.Value, path string) {
+	t.Helper()
+	encoded := make([]json.RawMessage, len(rows))
+	for i, row := range rows {
+		encoded[i] = row.Encode()
+	}
+	compact, err := json.Marshal(encoded)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pretty bytes.Buffer
+	if err := json.Indent(&pretty, compact, "", "  "); err != nil {
+		t.Fatal(err)
+	}
+	pretty.WriteByte('\n')
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(pretty.Bytes(), want) {
+		t.Errorf("rows differ from %s:\n%s", filepath.Base(path), pretty.Bytes())
+	}
 }

@@ -22,7 +22,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/dshlog/dshlog/codec/v4"
 	"github.com/dshlog/dshlog/migrate"
 	"github.com/dshlog/dshlog/store"
 	"github.com/dshlog/dshlog/verify"
@@ -167,9 +166,15 @@ type Result struct {
 	Findings []verify.Finding
 	// Chain is the file's request chain.
 	Chain verify.Chain
-	// Notes say what was done to read the file that dsh also does, or
-	// would refuse (a migrated format, an unusual compression framing, a
-	// child giving no catalog evidence); for people, not findings.
+	// SourceVersion is the format the file is stored in: v4, or an older
+	// one judged as dsh migrates it to v4. It is -1 when the file could not
+	// be opened.
+	SourceVersion int
+	// Notes say what was done to read the file that dsh would refuse or
+	// does silently (an unusual compression framing, a child giving no
+	// catalog evidence); for people, not findings. A migrated format is
+	// said by SourceVersion, not here, so that a report over many files
+	// can count them.
 	Notes []string
 	// Err says the file could not be read or is in an unsupported format;
 	// such a file has no findings.
@@ -228,7 +233,7 @@ func Run(targets []Target, opts Options, emit func(Result)) {
 
 // Judge reads and judges one target.
 func Judge(t Target, opts Options) Result {
-	r := Result{Target: t}
+	r := Result{Target: t, SourceVersion: -1}
 	if t.Err != nil {
 		r.Err = t.Err
 		return r
@@ -244,9 +249,7 @@ func Judge(t Target, opts Options) Result {
 		r.Notes = append(r.Notes, fmt.Sprintf("%s: Zstandard stream not in dsh's framing (the header line is not alone in the first frame); read as plain text, though dsh itself would refuse this file", name))
 	}
 	r.Notes = append(r.Notes, src.Warnings...)
-	if src.SourceVersion != v4.Version {
-		r.Notes = append(r.Notes, fmt.Sprintf("%s: format v%d, checked as dsh migrates it to v%d", name, src.SourceVersion, v4.Version))
-	}
+	r.SourceVersion = src.SourceVersion
 	r.Chain, r.Err = verify.Check(src.Reader, func(f verify.Finding) { r.Findings = append(r.Findings, f) })
 	if r.Err != nil {
 		r.Findings = nil

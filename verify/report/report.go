@@ -44,7 +44,9 @@ type File struct {
 	// Failing counts the findings that fail the file: errors, and
 	// warnings too when strict.
 	Failing int
-	Chain   verify.Chain
+	// Chain is the file's request chain, for the theorem line.
+	Chain verify.Chain
+	// Verdict is the file's result: ok, problems or unreadable.
 	Verdict Verdict
 	// Err says why an unreadable file could not be judged.
 	Err error
@@ -95,6 +97,7 @@ type Writer interface {
 
 // Summary counts the files of a run and their findings.
 type Summary struct {
+	// Files counts the files judged, then those by verdict.
 	Files, OK, Problems, Unreadable int
 	// Failing counts the findings that fail their file.
 	Failing int
