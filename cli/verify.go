@@ -126,7 +126,7 @@ func verifyFile(file string, opts verifyOptions, s *streams, out *bufio.Writer) 
 	if events.SourceVersion != v4.Version {
 		note(s, "%s: format v%d, checked as dsh migrates it to v%d", events.name, events.SourceVersion, v4.Version)
 	}
-	err = verify.Check(events.Reader, func(f verify.Finding) {
+	_, err = verify.Check(events.Reader, func(f verify.Finding) {
 		tally[f.Severity]++
 		writeFinding(out, opts.json, events.name, f)
 	})

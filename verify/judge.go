@@ -24,10 +24,9 @@ type judge struct {
 	lastSeq int64
 
 	prev        *request // the previous settlement's request
-	seriesSince bool     // a series marker since the previous settlement
-	seedSince   bool     // a session/end-seed since the previous settlement
-	seedGen     int      // the content generation at the last session/end-seed
+	since       since    // what happened since the previous settlement
 	endSeedSeen bool
+	chain       Chain
 
 	systemSeen   bool   // a system/message has been folded
 	systemAppend int64  // a later system/message appended since the previous settlement, or -1
@@ -44,6 +43,31 @@ type judge struct {
 	orphan int64
 }
 
+// since is what happened between the previous settlement and the event
+// being judged: the markers that explain a break, and the rewrites that
+// cause one.
+type since struct {
+	series        int64 // the last series header, or -1
+	header        int64 // the last request/header, or -1
+	seed          int64 // the last session/end-seed, or -1
+	seedInherited bool  // the last session/end-seed is a fork boundary
+	seedGen       int   // the content generation at the last session/end-seed
+	systemRewrite bool  // a system/message replaced nodes
+	compaction    bool  // another replace, or an image/offload projection
+}
+
+// nothingSince is the state right after a settlement.
+var nothingSince = since{series: -1, header: -1, seed: -1}
+
+// rewriteCause names the rewrites since the previous settlement: a
+// system prompt rewrite, else a compaction.
+func (s since) rewriteCause() Cause {
+	if s.systemRewrite {
+		return CauseSystemPrompt
+	}
+	return CauseCompaction
+}
+
 // request is what the series rule needs of a request (§4.5): request k is
 // the k-th settlement, and its messages are the view before it. Between two
 // requests with the same content generation the surface only grew, so the
@@ -55,6 +79,8 @@ type request struct {
 	typ               string
 	count             int // messages in the model's view
 	contentGeneration int
+	header            jsonv.Value // the canonical header in force
+	hasHeader         bool
 	// messages is the view, kept once a rewrite needs it; nil otherwise.
 	messages []jsonv.Value
 }
@@ -66,9 +92,14 @@ type stepState struct {
 	empty       []int64 // empty assistant messages in the open turn
 }
 
+// newJudge returns the judge of an empty log; report may be nil when only
+// the chain is wanted.
 func newJudge(report func(Finding), rowPerEvent bool) *judge {
+	if report == nil {
+		report = func(Finding) {}
+	}
 	return &judge{report: report, rowPerEvent: rowPerEvent, fold: fold.New(), loading: true,
-		lastSeq: -1, systemAppend: -1, crashEnd: -1, orphan: -1, step: stepState{interrupted: -1}}
+		lastSeq: -1, since: nothingSince, systemAppend: -1, crashEnd: -1, orphan: -1, step: stepState{interrupted: -1}}
 }
 
 // find reports a finding about the event at seq.
@@ -114,6 +145,9 @@ func (j *judge) event(ev session.Event) {
 	if settles {
 		j.settlement(req, hadHeader)
 	}
+	if rewrites(ev) {
+		j.rewrote(ev)
+	}
 	switch ev.Type {
 	case "request/header":
 		j.header(ev, before.Header, hadHeader)
@@ -151,11 +185,23 @@ func rewrites(ev session.Event) bool {
 	return ev.SurfaceOp().Kind == session.OpReplace || ev.Type == "image/offload"
 }
 
+// rewrote notes a rewrite the fold committed: a system prompt's, or a
+// compaction's.
+func (j *judge) rewrote(ev session.Event) {
+	if ev.Type == "system/message" {
+		j.since.systemRewrite = true
+	} else {
+		j.since.compaction = true
+	}
+}
+
 // request describes the request settlement settles, from the fold of the
 // events before it.
 func (j *judge) request(settlement session.Event) request {
+	h, hasHeader := j.fold.Header()
 	r := request{index: j.fold.Settlements() + 1, seq: settlement.Seq, typ: settlement.Type,
-		count: j.fold.MessageCount(), contentGeneration: j.fold.ContentGeneration()}
+		count: j.fold.MessageCount(), contentGeneration: j.fold.ContentGeneration(),
+		header: h.Header, hasHeader: hasHeader}
 	if j.prev != nil && r.contentGeneration != j.prev.contentGeneration {
 		r.messages = j.fold.Messages()
 	}
@@ -174,36 +220,69 @@ func (j *judge) settlement(req request, hadHeader bool) {
 			req.index, j.promptUpdate)
 	}
 	j.systemAppend = -1
-	if p := j.prev; p != nil && req.contentGeneration != p.contentGeneration {
-		// A lifecycle boundary explains a break only for rewrites before it.
-		explained := j.seriesSince || j.seedSince && req.contentGeneration == j.seedGen
-		switch {
-		case !extends(p.messages, req.messages) && !explained:
-			j.find(CodeNotExtending, Error, req.seq,
-				"request %d (%d messages) does not extend request %d at seq %d (%d messages), and no series header or session/end-seed lies between them (the surface was rewritten: content generation %d -> %d)",
-				req.index, req.count, p.index, p.seq, p.count, p.contentGeneration, req.contentGeneration)
-		case !explained:
-			j.find(CodeSeriesMarker, Warning, req.seq,
-				"the surface was rewritten since request %d at seq %d (content generation %d -> %d), yet no series header lies between them",
-				p.index, p.seq, p.contentGeneration, req.contentGeneration)
-		}
+	j.chain.Requests++
+	if j.prev != nil {
+		j.link(j.prev, req)
 	}
 	j.prev = &req
-	j.seriesSince, j.seedSince = false, false
+	j.since = nothingSince
 }
 
-// extends reports whether prev is a prefix of cur, message by message as
-// JSON text (an equal list counts, as in a retry).
-func extends(prev, cur []jsonv.Value) bool {
-	if len(prev) > len(cur) {
-		return false
+// link judges request req against the previous request p (the series rule
+// of §4.6) and adds it to the chain: it extends p, or it breaks the chain
+// and the break is explained by a lifecycle boundary after every rewrite,
+// a series header, or the header that changed, or it is unexplained.
+func (j *judge) link(p *request, req request) {
+	rewritten := req.contentGeneration != p.contentGeneration
+	var diff *MessageDiff
+	if rewritten {
+		diff = diffMessages(p.messages, req.messages)
 	}
-	for i, m := range prev {
-		if !bytes.Equal(m.Encode(), cur[i].Encode()) {
-			return false
-		}
+	// A lifecycle boundary explains a break only for rewrites before it.
+	afterSeed := j.since.seed >= 0 && req.contentGeneration == j.since.seedGen
+	explained := j.since.series >= 0 || afterSeed
+	switch {
+	case diff != nil && !explained:
+		j.find(CodeNotExtending, Error, req.seq,
+			"request %d (%d messages) does not extend request %d at seq %d (%d messages), and no series header or session/end-seed lies between them (the surface was rewritten: content generation %d -> %d)",
+			req.index, req.count, p.index, p.seq, p.count, p.contentGeneration, req.contentGeneration)
+	case rewritten && !explained:
+		j.find(CodeSeriesMarker, Warning, req.seq,
+			"the surface was rewritten since request %d at seq %d (content generation %d -> %d), yet no series header lies between them",
+			p.index, p.seq, p.contentGeneration, req.contentGeneration)
 	}
-	return true
+	headerCause := headerChange(p, req)
+	if diff == nil && headerCause == "" {
+		j.chain.Extending++
+		return
+	}
+	b := Break{Request: req.index, Seq: req.seq, PreviousSeq: p.seq, MessagesExtend: diff == nil, MarkerSeq: -1, Diff: diff}
+	switch {
+	case afterSeed && j.since.seedInherited:
+		b.Cause, b.ExplainedBy, b.MarkerSeq = CauseFork, MarkerFork, j.since.seed
+	case afterSeed:
+		b.Cause, b.ExplainedBy, b.MarkerSeq = CauseResume, MarkerEndSeed, j.since.seed
+	case diff != nil && j.since.series >= 0:
+		b.Cause, b.ExplainedBy, b.MarkerSeq = j.since.rewriteCause(), MarkerSeries, j.since.series
+	case diff != nil:
+		b.Cause = CauseUnexplained
+	default:
+		b.Cause, b.ExplainedBy, b.MarkerSeq = headerCause, MarkerHeader, j.since.header
+	}
+	j.chain.Breaks = append(j.chain.Breaks, b)
+}
+
+// headerChange names what differs between the headers in force at p and
+// at req, or "" when they are equal. A header where there was none counts
+// as a change of config.
+func headerChange(p *request, req request) Cause {
+	switch {
+	case p.hasHeader && req.hasHeader:
+		return headerDiff(p.header, req.header)
+	case p.hasHeader != req.hasHeader:
+		return CauseConfig
+	}
+	return ""
 }
 
 // header checks a request/header's reason against the header in force
@@ -211,8 +290,9 @@ func extends(prev, cur []jsonv.Value) bool {
 func (j *judge) header(ev session.Event, before jsonv.Value, hadHeader bool) {
 	data := ev.Data()
 	reason := data.Field("reason").Text()
+	j.since.header = ev.Seq
 	if reason == "series" || data.Field("startsSeries").IsTrue() {
-		j.seriesSince = true
+		j.since.series = ev.Seq
 	}
 	current := fold.CanonicalHeader(data.Field("header"))
 	switch reason {
@@ -238,31 +318,36 @@ func (j *judge) header(ev session.Event, before jsonv.Value, hadHeader bool) {
 // headerEquals is dsh's headerEquals (request-header.ts): the call config
 // fields the loop compares, stop element-wise, the adapter default flags,
 // the system prompt, and the tools as JSON text.
-func headerEquals(a, b jsonv.Value) bool {
+func headerEquals(a, b jsonv.Value) bool { return headerDiff(a, b) == "" }
+
+// headerDiff names the first part of the header that headerEquals finds
+// different, the system prompt first, then the tools, then the call
+// config; "" when the headers are equal.
+func headerDiff(a, b jsonv.Value) Cause {
+	if !sameField(a, b, "system") {
+		return CauseSystemPrompt
+	}
+	ta, tb := a.Field("tools").Elements(), b.Field("tools").Elements()
+	if len(ta) != len(tb) {
+		return CauseTools
+	}
+	for i := range ta {
+		if !bytes.Equal(ta[i].Encode(), tb[i].Encode()) {
+			return CauseTools
+		}
+	}
 	ca, cb := a.Field("config"), b.Field("config")
 	for _, key := range []string{"provider", "model", "reasoningEffort", "temperature", "maxTokens", "stop"} {
 		if !sameField(ca, cb, key) {
-			return false
+			return CauseConfig
 		}
 	}
 	da, db := a.Field("adapterDefaults"), b.Field("adapterDefaults")
 	if da.Field("reasoningEffort").IsTrue() != db.Field("reasoningEffort").IsTrue() ||
 		da.Field("maxTokens").IsTrue() != db.Field("maxTokens").IsTrue() {
-		return false
+		return CauseConfig
 	}
-	if !sameField(a, b, "system") {
-		return false
-	}
-	ta, tb := a.Field("tools").Elements(), b.Field("tools").Elements()
-	if len(ta) != len(tb) {
-		return false
-	}
-	for i := range ta {
-		if !bytes.Equal(ta[i].Encode(), tb[i].Encode()) {
-			return false
-		}
-	}
-	return true
+	return ""
 }
 
 // sameField reports whether key is absent from both objects or present in
@@ -276,8 +361,10 @@ func sameField(a, b jsonv.Value, key string) bool {
 // endSeed notes a lifecycle boundary; an inherited marker inside an open
 // turn must be followed by the forked closers (W16).
 func (j *judge) endSeed(ev session.Event) {
-	j.endSeedSeen, j.seedSince, j.seedGen = true, true, j.fold.ContentGeneration()
-	if ev.Data().Field("inherited").IsTrue() && j.fold.TurnOpen() {
+	inherited := ev.Data().Field("inherited").IsTrue()
+	j.endSeedSeen = true
+	j.since.seed, j.since.seedInherited, j.since.seedGen = ev.Seq, inherited, j.fold.ContentGeneration()
+	if inherited && j.fold.TurnOpen() {
 		j.forkTail, j.forkAt = j.fold.Closers(fold.Forked), ev.Seq
 	}
 }

@@ -35,8 +35,12 @@ func TestSeriesRule(t *testing.T) {
 			var got []string
 			j := newJudge(func(f Finding) { got = append(got, f.Code) }, true)
 			j.prev = &request{index: 1, seq: 5, count: 1, messages: []jsonv.Value{a}}
-			j.seriesSince = tt.series
-			j.seedSince, j.seedGen = tt.seedGen >= 0, tt.seedGen
+			if tt.series {
+				j.since.series = 7
+			}
+			if tt.seedGen >= 0 {
+				j.since.seed, j.since.seedGen = 8, tt.seedGen
+			}
 			j.settlement(request{index: 2, seq: 9, count: len(tt.messages), messages: tt.messages, contentGeneration: tt.gen}, true)
 			if !slices.Equal(got, tt.want) {
 				t.Errorf("findings %v, want %v", got, tt.want)

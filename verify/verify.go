@@ -33,8 +33,16 @@
 //	torn-tail                  warning  the last line is torn (no final newline); dsh drops it
 //	unknown-ignorable          info     an ignorable event dsh does not know, opaque to it (§1.6)
 //
+// Check also returns the theorem in data, a Chain: how many requests were
+// rebuilt from the log, how many extend the previous one, and each break
+// with its Cause (a small closed set of stable strings: fork, resume,
+// system-prompt, compaction, tools, config, unexplained), the event that
+// explains it (a series header, a changed header, a session/end-seed, a
+// fork boundary) and, where the messages part, the first differing message
+// with excerpts of both.
+//
 // Memory is that of the fold (the live surface) plus the previous request's
-// messages, never the whole log.
+// messages and header, and one record per break, never the whole log.
 package verify
 
 import (
@@ -47,10 +55,11 @@ import (
 	"github.com/dshlog/dshlog/session"
 )
 
-// Check reads every event of r and hands each finding to report as soon as
-// it is known. It returns an error only when the input could not be read
-// (an I/O failure, not a refusal: dsh's refusals are findings).
-func Check(r *migrate.Reader, report func(Finding)) error {
+// Check reads every event of r, hands each finding to report (which may be
+// nil) as soon as it is known, and returns the session's request chain. It
+// returns an error only when the input could not be read (an I/O failure,
+// not a refusal: dsh's refusals are findings).
+func Check(r *migrate.Reader, report func(Finding)) (Chain, error) {
 	// A v4 file holds one event per row after the header, in seq order; a
 	// migrated file's events have no line of their own.
 	j := newJudge(report, r.SourceVersion == v4.Version)
@@ -60,14 +69,17 @@ func Check(r *migrate.Reader, report func(Finding)) error {
 			break
 		}
 		if err != nil {
-			return j.refused(err)
+			if err := j.refused(err); err != nil {
+				return Chain{}, err
+			}
+			return j.chain, nil
 		}
 		j.event(ev)
 	}
 	issue := r.Issue()
 	if issue != nil {
 		if err := j.dropped(issue); err != nil {
-			return err
+			return Chain{}, err
 		}
 	}
 	if r.TornTail() {
@@ -76,10 +88,11 @@ func Check(r *migrate.Reader, report func(Finding)) error {
 		if j.rowPerEvent && issue == nil {
 			f.Line = int(j.lastSeq) + 3 // the line after the last event's
 		}
-		report(f)
+		j.report(f)
 	}
 	j.end()
-	return nil
+	j.chain.Complete = j.loading
+	return j.chain, nil
 }
 
 // refused turns the codec's refusal into a finding; an error that is not a
