@@ -9,6 +9,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/dshlog/dshlog/codec/v4"
+	"github.com/dshlog/dshlog/listing"
 	"github.com/dshlog/dshlog/stats"
 	"github.com/dshlog/dshlog/store"
 )
@@ -65,7 +67,7 @@ document: {"sessions": [...], "total": {...}}.`,
 }
 
 func runStats(opts statsOptions, s *streams) error {
-	var files []string
+	var files []store.Log
 	for _, path := range opts.paths {
 		if path == "-" {
 			return usageErrorf("stats reads each file twice and takes no standard input; save it to a file first")
@@ -75,24 +77,48 @@ func runStats(opts statsOptions, s *streams) error {
 			return err
 		}
 		if !info.IsDir() {
-			files = append(files, path)
+			files = append(files, store.Log{Path: path, Version: -1})
 			continue
 		}
 		err = store.Walk(path, func(d store.Dir) error {
-			for _, l := range d.Current() {
-				files = append(files, l.Path)
-			}
+			files = append(files, d.Current()...)
 			return nil
 		}, func(p string, err error) { note(s, "%s: skipped: %v", p, err) })
 		if err != nil {
 			return err
 		}
 	}
+	// The logs found in directories form a store: when one is historical,
+	// find the children of each once, not by a store scan per log as dsh
+	// does.
+	var found []store.Log
+	historical := false
+	for _, l := range files {
+		if l.Version >= 0 {
+			found = append(found, l)
+			historical = historical || l.Version < v4.Version
+		}
+	}
+	var children *listing.Children
+	if historical {
+		children = listing.ReadHeaders(found)
+	}
 	var sessions []stats.Session
 	var failed error
-	uncounted := 0
-	for _, file := range files {
-		session, err := stats.Collect(file)
+	uncounted, next := 0, 0
+	for _, l := range files {
+		file := l.Path
+		var session stats.Session
+		var err error
+		switch {
+		case l.Version < 0: // a file named on the command line
+			session, err = stats.Collect(file)
+		case historical:
+			session, err = stats.CollectWithChildren(file, children.Of(next))
+			next++
+		default:
+			session, err = stats.Collect(file)
+		}
 		if err != nil {
 			uncounted++
 			failed = fmt.Errorf("%d of %d files not counted (unreadable or unsupported); the last: %w", uncounted, len(files), err)

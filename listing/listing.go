@@ -8,8 +8,11 @@
 // dsh) needs both. It keeps only counters and the last title: memory is
 // that of the fold (the live surface of the one session being read) and
 // never a whole log. List walks a root with store.Walk and summarizes the
-// current logs on a few goroutines; it holds one Summary per session (a few
-// hundred bytes each), which sorting by last activity needs.
+// current logs on GOMAXPROCS goroutines; it holds the list of logs and one
+// Summary per session (a few hundred bytes each), which sorting by last
+// activity needs, and, when a historical log is among them, each log's id
+// and parent from its header (ReadHeaders) so that no log's migration
+// scans the whole store for its children.
 package listing
 
 import (
@@ -17,12 +20,14 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"sort"
 	"strings"
 	"sync"
 
 	"github.com/dshlog/dshlog/codec/v2"
+	"github.com/dshlog/dshlog/codec/v4"
 	"github.com/dshlog/dshlog/fold"
 	"github.com/dshlog/dshlog/migrate"
 	"github.com/dshlog/dshlog/session"
@@ -84,8 +89,15 @@ type Summary struct {
 
 // Summarize reads the session log l and returns its summary. A log dsh
 // refuses is a Summary in state Refused, never an error; the error is for
-// a file that cannot be read at all.
+// a file that cannot be read at all. A historical log's subagent children
+// (whose catalog evidence its migration reads) are found as dsh finds them.
 func Summarize(l store.Log) (Summary, error) {
+	return summarize(l, nil, false)
+}
+
+// summarize is Summarize with the children of a historical log given
+// (childrenKnown) rather than searched for.
+func summarize(l store.Log, children []string, childrenKnown bool) (Summary, error) {
 	s := Summary{Path: l.Path, Format: l.Version, Size: l.Size, State: Closed}
 	if id, ok := store.DecodeSegment(filepath.Base(filepath.Dir(l.Path))); ok {
 		s.ID = id
@@ -94,6 +106,8 @@ func Summarize(l store.Log) (Summary, error) {
 	src, err := migrate.Open(l.Path, nil, migrate.OpenOptions{
 		Options:        migrate.Options{Recovery: v2.Recoverable},
 		AnyZstdFraming: true,
+		ChildFiles:     children,
+		ChildFilesOnly: childrenKnown,
 	})
 	if err != nil {
 		var pathErr *os.PathError
@@ -207,47 +221,57 @@ func Roots(getenv func(string) string) []string {
 // recent first (ties by id, then path). A log that cannot be read is
 // reported to onError and left out, as is a directory that cannot be
 // listed.
+//
+// When the root holds a historical log (format before v4), whose
+// migration reads its subagent children's catalog evidence, List first
+// reads every log's header once and hands each historical log the children
+// found among them: dsh's own search scans the whole store for each such
+// log, which over a store of them would take time growing with its square.
 func List(root string, onError func(path string, err error)) ([]Summary, error) {
-	logs := make(chan store.Log, 64)
-	results := make(chan Summary, 64)
 	var failures sync.Mutex
 	report := func(path string, err error) {
 		failures.Lock()
 		defer failures.Unlock()
 		onError(path, err)
 	}
-	var workers sync.WaitGroup
-	for range runtime.GOMAXPROCS(0) {
-		workers.Go(func() {
-			for l := range logs {
-				s, err := Summarize(l)
-				if err != nil {
-					report(l.Path, err)
-					continue
-				}
-				results <- s
-			}
-		})
+	var logs []store.Log
+	historical := false
+	err := store.Walk(root, func(d store.Dir) error {
+		for _, l := range d.Current() {
+			logs = append(logs, l)
+			historical = historical || l.Version < currentVersion
+		}
+		return nil
+	}, report)
+	if err != nil {
+		return nil, err
 	}
-	var walkErr error
-	go func() {
-		walkErr = store.Walk(root, func(d store.Dir) error {
-			for _, l := range d.Current() {
-				logs <- l
-			}
-			return nil
-		}, report)
-		close(logs)
-		workers.Wait()
-		close(results)
-	}()
-	var out []Summary
-	for s := range results {
-		out = append(out, s)
+	var children *Children
+	if historical {
+		children = ReadHeaders(logs)
 	}
-	if walkErr != nil {
-		return nil, walkErr
+	out := make([]Summary, len(logs))
+	failed := make([]bool, len(logs))
+	parallel(len(logs), func(i int) {
+		l := logs[i]
+		var err error
+		if historical {
+			out[i], err = summarize(l, children.Of(i), true)
+		} else {
+			out[i], err = summarize(l, nil, false)
+		}
+		if err != nil {
+			report(l.Path, err)
+			failed[i] = true
+		}
+	})
+	kept := out[:0]
+	for i, s := range out {
+		if !failed[i] {
+			kept = append(kept, s)
+		}
 	}
+	out = kept
 	sort.SliceStable(out, func(i, j int) bool {
 		a, b := out[i], out[j]
 		if a.LastActivity != b.LastActivity {
@@ -260,6 +284,117 @@ func List(root string, onError func(path string, err error)) ([]Summary, error) 
 	})
 	Link(out)
 	return out, nil
+}
+
+// currentVersion is the format dsh writes: a log before it is historical.
+const currentVersion = v4.Version
+
+// Children is what the headers of a set of logs say about subagent
+// children: the catalog evidence a historical log's migration reads, found
+// once for a whole store (pass it with migrate.OpenOptions.ChildFilesOnly)
+// by the rules dsh's own search follows for one log: the files of its
+// snapshot directory with the same format version, and, when it lies in a
+// store's session directory, the sessions of that store.
+type Children struct {
+	ids      []string
+	siblings map[childKey][]string // by directory, parent id and version
+	inStore  map[childKey][]string // by store root and parent id
+	logs     []store.Log
+	versions []int
+}
+
+type childKey struct {
+	place, parent string
+	version       int
+}
+
+// ReadHeaders reads the header of every log (in parallel) and indexes the
+// subagent children among them.
+func ReadHeaders(logs []store.Log) *Children {
+	c := &Children{ids: make([]string, len(logs)), versions: make([]int, len(logs)), logs: logs,
+		siblings: map[childKey][]string{}, inStore: map[childKey][]string{}}
+	parents := make([]string, len(logs))
+	parallel(len(logs), func(i int) {
+		h, version, err := migrate.ReadHeaderFile(logs[i].Path)
+		if err != nil {
+			return
+		}
+		c.ids[i], c.versions[i] = h.ID, version
+		if h.ParentSession != nil && h.IsSubagentOf(*h.ParentSession) {
+			parents[i] = *h.ParentSession
+		}
+	})
+	for i, parent := range parents {
+		if parent == "" {
+			continue
+		}
+		path := logs[i].Path
+		sibling := childKey{filepath.Dir(path), parent, c.versions[i]}
+		c.siblings[sibling] = append(c.siblings[sibling], path)
+		if root, ok := storeRootOf(path); ok {
+			stored := childKey{root, parent, 0}
+			c.inStore[stored] = append(c.inStore[stored], path)
+		}
+	}
+	return c
+}
+
+// Of returns the paths of the children of log i, in path order.
+func (c *Children) Of(i int) []string {
+	id, path := c.ids[i], c.logs[i].Path
+	if id == "" {
+		return nil
+	}
+	seen := map[string]bool{path: true}
+	var out []string
+	add := func(paths []string) {
+		for _, p := range paths {
+			if !seen[p] {
+				seen[p] = true
+				out = append(out, p)
+			}
+		}
+	}
+	add(c.siblings[childKey{filepath.Dir(path), id, c.versions[i]}])
+	if root, ok := storeRootOf(path); ok {
+		if dirID, ok := store.DecodeSegment(filepath.Base(filepath.Dir(path))); ok && dirID == id {
+			add(c.inStore[childKey{root, id, 0}])
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// projectDir matches the names of dsh's project directories.
+var projectDir = regexp.MustCompile(`^(--.+--|_no-cwd)$`)
+
+// storeRootOf returns the root of the dsh store whose session directory
+// holds the log at path: its directory's parent must be a project
+// directory.
+func storeRootOf(path string) (string, bool) {
+	project := filepath.Dir(filepath.Dir(path))
+	if !projectDir.MatchString(filepath.Base(project)) {
+		return "", false
+	}
+	return filepath.Dir(project), true
+}
+
+// parallel calls do for 0..n-1 on GOMAXPROCS goroutines.
+func parallel(n int, do func(i int)) {
+	next := make(chan int)
+	var workers sync.WaitGroup
+	for range runtime.GOMAXPROCS(0) {
+		workers.Go(func() {
+			for i := range next {
+				do(i)
+			}
+		})
+	}
+	for i := range n {
+		next <- i
+	}
+	close(next)
+	workers.Wait()
 }
 
 // Parents returns, for each summary, the index of its parent's summary in

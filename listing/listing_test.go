@@ -1,7 +1,9 @@
 package listing_test
 
 import (
+	"os"
 	"path/filepath"
+	"reflect"
 	"runtime"
 	"slices"
 	"sort"
@@ -183,4 +185,77 @@ func BenchmarkList10000(b *testing.B) {
 	close(done)
 	b.ReportMetric(float64(10000*b.N)/b.Elapsed().Seconds(), "sessions/s")
 	b.ReportMetric(float64(peak.Load())/1e6, "peak-heap-MB")
+}
+
+// TestListHistoricalStore: in a store of v0 sessions, a parent whose
+// migration reads its children's catalog evidence is summarized by List
+// (children found once, from every header) exactly as Summarize does it
+// (dsh's own search of the store for that session).
+func TestListHistoricalStore(t *testing.T) {
+	root := t.TempDir()
+	project := filepath.Join(root, "--workspace-demo--")
+	copyTo := func(src, id string) string {
+		data, err := os.ReadFile(filepath.Join("..", "testdata", "corpus", "restored", "ralph-loop", src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		dir := filepath.Join(project, id)
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(dir, "session.jsonl")
+		if err := os.WriteFile(path, data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	parent := copyTo("session.jsonl", "00000000-0000-4000-8000-000000000001")
+	copyTo("session.1.jsonl", "00000000-0000-4000-8000-000000000002")
+	copyTo("session.2.jsonl", "00000000-0000-4000-8000-000000000003")
+	list, err := listing.List(root, func(path string, err error) { t.Errorf("%s: %v", path, err) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, _ := store.ParseName("session.jsonl")
+	l.Path = parent
+	info, _ := os.Stat(parent)
+	l.Size = info.Size()
+	want, err := listing.Summarize(l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want.State != listing.Closed || want.Requests == 0 {
+		t.Fatalf("the parent alone: %+v", want)
+	}
+	for _, got := range list {
+		if got.Path != parent {
+			continue
+		}
+		got.Children, want.Children = nil, nil
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("List gives\n%+v\nSummarize gives\n%+v", got, want)
+		}
+		return
+	}
+	t.Error("the parent is not listed")
+}
+
+// BenchmarkListHistorical1000 lists a generated store of 1,000 v3 sessions,
+// whose migrations read their children's catalog evidence: List finds the
+// children from one pass over the headers, so the time grows with the
+// store, not with its square (dsh's search scans the store per session).
+func BenchmarkListHistorical1000(b *testing.B) {
+	root := b.TempDir()
+	templates, _ := filepath.Glob("../testdata/corpus/restored/*/session.v3.jsonl")
+	if _, err := gen.Store(root, templates, 1000); err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		list, err := listing.List(root, func(path string, err error) { b.Errorf("%s: %v", path, err) })
+		if err != nil || len(list) != 1000 {
+			b.Fatalf("%d sessions, %v", len(list), err)
+		}
+	}
+	b.ReportMetric(float64(1000*b.N)/b.Elapsed().Seconds(), "sessions/s")
 }

@@ -150,18 +150,25 @@ func usageOf(v jsonv.Value) (Usage, bool) {
 	return u, true
 }
 
-// open opens a session file the way dsh reads it by default.
-func open(path string) (*migrate.Source, error) {
-	return migrate.Open(path, nil, migrate.OpenOptions{
-		Options:        migrate.Options{Recovery: v2.Recoverable},
-		AnyZstdFraming: true,
-	})
-}
-
 // Collect reads the session file at path and returns its statistics. A log
 // dsh refuses is counted up to the refusal (Complete false, Problem set);
-// the error is for a file that cannot be opened or read.
+// the error is for a file that cannot be opened or read. A historical log's
+// subagent children are found as dsh finds them.
 func Collect(path string) (Session, error) {
+	return collect(path, migrate.OpenOptions{})
+}
+
+// CollectWithChildren is Collect with the subagent children of a
+// historical log given (listing.ReadHeaders finds them for a whole store
+// at once) instead of searched for in its store.
+func CollectWithChildren(path string, children []string) (Session, error) {
+	return collect(path, migrate.OpenOptions{ChildFiles: children, ChildFilesOnly: true})
+}
+
+func collect(path string, opts migrate.OpenOptions) (Session, error) {
+	opts.Options = migrate.Options{Recovery: v2.Recoverable}
+	opts.AnyZstdFraming = true
+	open := func(path string) (*migrate.Source, error) { return migrate.Open(path, nil, opts) }
 	s := Session{Path: path, Complete: true, Tools: []Tool{}, Models: []Model{}, Breaks: []Break{}}
 	src, err := open(path)
 	if err != nil {
