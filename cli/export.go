@@ -10,6 +10,7 @@ import (
 	"github.com/dshlog/dshlog/codec/v2"
 	"github.com/dshlog/dshlog/lease"
 	"github.com/dshlog/dshlog/migrate"
+	"github.com/dshlog/dshlog/store"
 	"github.com/dshlog/dshlog/transcript"
 )
 
@@ -48,7 +49,8 @@ Everything from the log is escaped: it shows as text, never as markup.
 
 The session is read once, as fold reads it (dsh's own load checks; a log dsh
 refuses is refused). OUT is written to a temporary file first and published
-whole; an existing OUT is replaced only when the export succeeded.`,
+whole; an existing OUT is replaced only when the export succeeded, and never
+when it is the session itself or is named like a session log.`,
 		Example: `  dshlog export session.v4.jsonl --format md
   dshlog export session.v4.jsonl --format html -o session.html`,
 		Args: cobra.ExactArgs(1),
@@ -70,6 +72,9 @@ func runExport(opts exportOptions, s *streams) error {
 	}
 	if opts.maxOutput < 1 {
 		return usageErrorf("--max-output must be 1 or more, got %d", opts.maxOutput)
+	}
+	if err := checkExportTarget(opts.file, opts.output); err != nil {
+		return err
 	}
 	events, err := openSession(opts.file, s, migrate.Options{Recovery: v2.Recoverable})
 	if err != nil {
@@ -94,6 +99,25 @@ func runExport(opts exportOptions, s *streams) error {
 		}
 		return r.Close(surface)
 	})
+}
+
+// checkExportTarget refuses an OUT that is the session itself or is named
+// like a session log: replacing it would lose the log.
+func checkExportTarget(file, out string) error {
+	if out == "" || out == "-" {
+		return nil
+	}
+	if _, ok := store.ParseName(filepath.Base(out)); ok {
+		return usageErrorf("-o %s is named like a session log; export never writes over one", out)
+	}
+	outInfo, err := os.Stat(out)
+	if err != nil {
+		return nil // nothing there to lose
+	}
+	if fileInfo, err := os.Stat(file); err == nil && os.SameFile(fileInfo, outInfo) {
+		return usageErrorf("-o %s is the session being exported", out)
+	}
+	return nil
 }
 
 // publishOutput runs write into a temporary file and, when it succeeds,

@@ -59,8 +59,8 @@ type Item struct {
 	// Message: the event type, its role, its source kind (user, model,
 	// system-prompt, compact-checkpoint, runtime-context, …), its content
 	// blocks, whether it was interrupted, and for a replace the range of
-	// nodes it replaced. Shadowed is filled for an item whose node a later
-	// replace shadowed: never, as items stream; see Surface for the end.
+	// nodes it replaced. Whether a later replace shadows the node is known
+	// only at the end: see Surface.
 	Type        string
 	Role        string
 	Source      string
