@@ -89,7 +89,7 @@ func runExport(opts exportOptions, s *streams) error {
 		} else {
 			r = transcript.NewMarkdown(w, events.Header, topts)
 		}
-		walker := transcript.NewWalker(r.Item)
+		walker := transcript.NewWalker(r.Item, r.Messages())
 		if err := events.each(s, walker.Event); err != nil {
 			return err
 		}
@@ -142,6 +142,9 @@ func publishOutput(out string, stdout io.Writer, write func(io.Writer) error) er
 			return err
 		}
 		_, err = io.Copy(stdout, tmp)
+		return err
+	}
+	if err := tmp.Chmod(0o644); err != nil { // a page to share, not a secret: CreateTemp made it 0600
 		return err
 	}
 	if err := tmp.Sync(); err != nil {

@@ -5,7 +5,6 @@ import (
 	"bytes"
 	_ "embed"
 	"encoding/json"
-	"hash/fnv"
 	"html/template"
 	"io"
 	"strconv"
@@ -33,9 +32,9 @@ var page = template.Must(template.New("page").Funcs(template.FuncMap{
 // shows a request's messages when one is clicked. For the request view
 // each distinct message (a node's message, again when a projection
 // changed it) is written once, hidden, before the first request that saw
-// it; the renderer remembers a hash per node, not the messages.
+// it, and each request names only what it adds to the previous one.
 func NewHTML(w io.Writer, header session.Header, opts Options) Renderer {
-	h := &htmlPage{out: bufio.NewWriter(w), opts: opts, versions: map[int64]messageVersion{}}
+	h := &htmlPage{out: bufio.NewWriter(w), opts: opts}
 	h.err = page.ExecuteTemplate(h.out, "head", map[string]any{
 		"ID":      header.ID,
 		"Created": msTime(header.CreatedAt),
@@ -46,18 +45,12 @@ func NewHTML(w io.Writer, header session.Header, opts Options) Renderer {
 	return h
 }
 
-type messageVersion struct {
-	version int
-	hash    uint64
-}
-
 type htmlPage struct {
-	out      *bufio.Writer
-	opts     Options
-	err      error
-	inTurn   bool
-	inStep   bool
-	versions map[int64]messageVersion // the last message written for each node
+	out    *bufio.Writer
+	opts   Options
+	err    error
+	inTurn bool
+	inStep bool
 }
 
 func (h *htmlPage) exec(name string, data any) {
@@ -80,6 +73,9 @@ func (h *htmlPage) closeTurn() {
 		h.inTurn = false
 	}
 }
+
+// Messages is true: the page's request view shows every request's messages.
+func (h *htmlPage) Messages() bool { return true }
 
 func (h *htmlPage) Item(it Item) error {
 	switch it.Kind {
@@ -114,29 +110,31 @@ func (h *htmlPage) Item(it Item) error {
 	return h.err
 }
 
-// request writes the messages not yet written and the request itself.
+// request writes the message versions no request saw before (hidden, for
+// the request view) and the request itself: its place in the chain of
+// requests (the previous one and how many of its messages it keeps) and
+// the messages it adds, so that the page grows with the log, not with
+// requests times messages.
 func (h *htmlPage) request(it Item) {
-	ids := make([]string, len(it.Nodes))
+	ids := make([]string, len(it.Added))
 	var fresh []map[string]any
-	for i, seq := range it.Nodes {
-		encoded := it.Messages[i].Encode()
-		sum := fnv.New64a()
-		sum.Write(encoded)
-		v, seen := h.versions[seq]
-		if !seen || v.hash != sum.Sum64() {
-			v = messageVersion{version: v.version + 1, hash: sum.Sum64()}
-			h.versions[seq] = v
+	for i, m := range it.Added {
+		ids[i] = messageID(m.Seq, m.Version)
+		if m.Fresh {
 			fresh = append(fresh, map[string]any{
-				"ID": messageID(seq, v.version), "Seq": seq,
-				"Role": it.Messages[i].Field("role").Text(), "JSON": indent(encoded),
+				"ID": ids[i], "Seq": m.Seq,
+				"Role": m.Message.Field("role").Text(), "JSON": indent(m.Message.Encode()),
 			})
 		}
-		ids[i] = messageID(seq, v.version)
 	}
 	if len(fresh) > 0 {
 		h.exec("store", fresh)
 	}
-	h.exec("request", map[string]any{"Item": it, "IDs": ids, "Count": len(ids), "Usage": usageText(it.Usage)})
+	base := ""
+	if it.Index > 1 && it.Shared > 0 {
+		base = strconv.Itoa(it.Index - 1)
+	}
+	h.exec("request", map[string]any{"Item": it, "IDs": ids, "Base": base, "Usage": usageText(it.Usage)})
 }
 
 func (h *htmlPage) message(it Item) {

@@ -45,6 +45,9 @@ type markdown struct {
 	opts Options
 }
 
+// Messages is false: the transcript counts a request's messages only.
+func (md *markdown) Messages() bool { return false }
+
 func (md *markdown) Close(surface Surface) error {
 	fmt.Fprintf(md.out, "\n---\n\n*%d events; the model's view ends with %d nodes", surface.Events, len(surface.Nodes))
 	if n := len(surface.Replacements); n > 0 {
@@ -76,7 +79,7 @@ func (md *markdown) Item(it Item) error {
 	case Title:
 		fmt.Fprintf(out, "\n*Title: %s*\n", escapeInline(it.Text))
 	case Request:
-		fmt.Fprintf(out, "\n---\n*Request %d (seq %d): %d messages", it.Index, it.Seq, len(it.Messages))
+		fmt.Fprintf(out, "\n---\n*Request %d (seq %d): %d messages", it.Index, it.Seq, it.Count)
 		if it.Model != "" {
 			fmt.Fprintf(out, ", %s/%s", it.Provider, it.Model)
 		}

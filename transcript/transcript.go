@@ -10,6 +10,7 @@
 package transcript
 
 import (
+	"hash/fnv"
 	"io"
 	"strings"
 
@@ -77,12 +78,14 @@ type Item struct {
 	// Message values: the node's message as stored (JSON).
 	Value jsonv.Value
 
-	// Request: its 1-based index, the surface nodes (seqs) and the messages
-	// the model saw, in order, the provider/model and header reason in
-	// force, and the logged usage of its settlement.
+	// Request: its 1-based index, the number of messages the model saw,
+	// the provider/model and header reason in force, and the logged usage
+	// of its settlement. The messages themselves are told against the
+	// previous request's: its first Shared messages, then Added.
 	Index    int
-	Nodes    []int64
-	Messages []jsonv.Value
+	Count    int
+	Shared   int
+	Added    []ModelMessage
 	Provider string
 	Model    string
 	Reason   string
@@ -105,6 +108,17 @@ type Block struct {
 	CallID, Name, Arguments string
 }
 
+// ModelMessage is one message of a request: the node's seq, the version of
+// its message (1, then one more each time a rewrite changed it), whether
+// this request is the first to see that version (Fresh), and the message
+// as stored.
+type ModelMessage struct {
+	Seq     int64
+	Version int
+	Fresh   bool
+	Message jsonv.Value
+}
+
 // Surface is the model's view at the end of the log: the nodes and the
 // replaces that shadowed others.
 type Surface struct {
@@ -120,6 +134,9 @@ type Events interface {
 
 // Renderer writes a transcript as its items come.
 type Renderer interface {
+	// Messages reports whether the renderer shows requests' messages
+	// (Item.Shared and Item.Added).
+	Messages() bool
 	// Item is called for each item in log order.
 	Item(Item) error
 	// Close is called once after the last item with the final surface; it
@@ -130,6 +147,8 @@ type Renderer interface {
 // Walker turns events into items for a renderer, one event at a time.
 type Walker struct {
 	fold     *fold.Fold
+	messages bool
+	view     requestView
 	calls    map[string]pendingCall // tool calls started, by call id
 	names    map[string]string      // tool names by call id, from the turn's assistant messages
 	turn     int64
@@ -140,9 +159,11 @@ type Walker struct {
 }
 
 // NewWalker returns a Walker that hands items to visit. A request comes
-// right before the Message or Attempt that settled it.
-func NewWalker(visit func(Item) error) *Walker {
-	return &Walker{fold: fold.New(), calls: map[string]pendingCall{}, visit: visit}
+// right before the Message or Attempt that settled it; its Shared and
+// Added are filled only when messages is true (they cost a hash of each
+// message once, and a walk of the surface after each replace).
+func NewWalker(visit func(Item) error, messages bool) *Walker {
+	return &Walker{fold: fold.New(), calls: map[string]pendingCall{}, visit: visit, messages: messages}
 }
 
 // Close ends the walk after the last event: it reports an open tail turn
@@ -157,7 +178,7 @@ func (w *Walker) Close() (Surface, error) {
 
 // Render reads every event of events and renders the transcript with r.
 func Render(r Renderer, events Events) error {
-	w := NewWalker(r.Item)
+	w := NewWalker(r.Item, r.Messages())
 	for {
 		ev, err := events.Next()
 		if err == io.EOF {
@@ -190,11 +211,8 @@ func (w *Walker) Event(ev session.Event) error {
 	step, _ := data.Field("step").Count()
 	item := Item{Seq: ev.Seq, Time: ev.Time, Turn: turn, Step: step, Type: ev.Type}
 	if fold.IsSettlement(ev.Type) {
-		req, err := w.fold.Request(ev)
-		if err == nil {
-			if err := w.visit(w.request(req, data)); err != nil {
-				return err
-			}
+		if err := w.visit(w.request(ev)); err != nil {
+			return err
 		}
 	}
 	if err := w.fold.Load(ev); err != nil {
@@ -273,20 +291,96 @@ func (w *Walker) message(item *Item, ev session.Event) {
 	}
 }
 
-// request describes a rebuilt request.
-func (w *Walker) request(req fold.Request, settlement jsonv.Value) Item {
-	nodes := make([]int64, 0, len(req.Messages))
-	for _, n := range w.fold.Surface() {
-		if n.Visible {
-			nodes = append(nodes, n.Seq)
-		}
-	}
-	return Item{
-		Kind: Request, Seq: req.SettlementSeq, Turn: req.Turn, Step: req.Step,
-		Index: req.Index, Nodes: nodes, Messages: req.Messages,
+// request describes the request that the settlement ev (not yet folded)
+// settles.
+func (w *Walker) request(ev session.Event) Item {
+	data := ev.Data()
+	turn, _ := data.Field("turn").Count()
+	step, _ := data.Field("step").Count()
+	it := Item{
+		Kind: Request, Seq: ev.Seq, Turn: turn, Step: step,
+		Index: w.fold.Settlements() + 1, Count: w.fold.MessageCount(),
 		Provider: w.provider, Model: w.model, Reason: w.reason,
-		Usage: settlement.Field("usage"),
+		Usage: data.Field("usage"),
 	}
+	if w.messages {
+		it.Shared, it.Added = w.view.next(w.fold)
+	}
+	return it
+}
+
+// requestView follows the messages of successive requests. While the fold
+// makes no replace or projection between two requests, the later one is
+// the earlier one plus the nodes appended since, and only those are read.
+// After a replace the surface is walked again by reference; a node's
+// message is read and hashed again only after a projection (the one
+// surface operation that rewrites a node in place). It holds a reference
+// and a hash per node, not messages.
+type requestView struct {
+	started           bool
+	nodes             int // surface length at the previous request
+	replaceGeneration int
+	projections       int
+	refs              []messageRef             // the previous request's messages
+	versions          map[int64]messageVersion // the last version of each node's message
+}
+
+type messageRef struct {
+	seq     int64
+	version int
+}
+
+type messageVersion struct {
+	version int
+	hash    uint64
+}
+
+// next returns how many of the previous request's messages the next one
+// keeps in front, and the messages that follow them.
+func (v *requestView) next(f *fold.Fold) (int, []ModelMessage) {
+	surface := f.Surface()
+	if v.versions == nil {
+		v.versions = map[int64]messageVersion{}
+	}
+	projections := f.ContentGeneration() - f.ReplaceGeneration()
+	reread := projections != v.projections
+	unchanged := v.started && f.ReplaceGeneration() == v.replaceGeneration && !reread
+	from, shared := 0, 0
+	if unchanged {
+		from, shared = v.nodes, len(v.refs)
+	}
+	var added []ModelMessage
+	var refs []messageRef
+	for _, n := range surface[from:] {
+		if !n.Visible {
+			continue
+		}
+		last, seen := v.versions[n.Seq]
+		m := ModelMessage{Seq: n.Seq, Version: last.version, Message: n.Message}
+		if !seen || reread {
+			sum := fnv.New64a()
+			sum.Write(n.Message.Encode())
+			if !seen || last.hash != sum.Sum64() {
+				m.Version, m.Fresh = last.version+1, true
+				v.versions[n.Seq] = messageVersion{m.Version, sum.Sum64()}
+			}
+		}
+		added = append(added, m)
+		refs = append(refs, messageRef{m.Seq, m.Version})
+	}
+	if unchanged {
+		v.refs = append(v.refs, refs...)
+	} else {
+		// Keep in front what the previous request had in the same places.
+		for shared < len(v.refs) && shared < len(refs) && v.refs[shared] == refs[shared] {
+			shared++
+		}
+		added = added[shared:]
+		v.refs = refs
+	}
+	v.started, v.nodes = true, len(surface)
+	v.replaceGeneration, v.projections = f.ReplaceGeneration(), projections
+	return shared, added
 }
 
 // blocks reads a message's content: a string or an array of blocks.

@@ -3,8 +3,10 @@ package transcript_test
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -254,7 +256,6 @@ func TestHTMLInBrowser(t *testing.T) {
 			}
 			if summary.Requests > 0 {
 				k := summary.Requests
-				want := requestMessages(t, path, k)
 				var got int
 				p.eval(t, fmt.Sprintf(`(async () => {
 					document.getElementById("request-%d").click();
@@ -265,8 +266,25 @@ func TestHTMLInBrowser(t *testing.T) {
 					}
 					return -1;
 				})()`, k, k), &got)
-				if got != want {
-					t.Errorf("request %d shows %d messages, the model saw %d", k, got, want)
+				want := requestSeqs(t, path)
+				if got != len(want[k-1]) {
+					t.Errorf("request %d shows %d messages, the model saw %d", k, got, len(want[k-1]))
+				}
+				// Every request's view, by the seqs of its messages.
+				var views [][]int64
+				p.eval(t, `(async () => {
+					const out = [];
+					for (const req of document.querySelectorAll("#transcript .request")) {
+						location.hash = "request-" + req.dataset.index;
+						for (let i = 0; i < 250 && !document.getElementById("request-title").textContent.startsWith("Request " + req.dataset.index + ":"); i++) {
+							await new Promise(r => setTimeout(r, 10));
+						}
+						out.push(Array.from(document.querySelectorAll("#request-messages .role"), e => Number(e.textContent.split("seq ")[1])));
+					}
+					return out;
+				})()`, &views)
+				if !reflect.DeepEqual(views, want) {
+					t.Errorf("the request views show the messages of seqs\n%v\nthe fold rebuilds\n%v", views, want)
 				}
 			}
 			if path == hostile {
@@ -291,17 +309,42 @@ func TestHTMLInBrowser(t *testing.T) {
 	}
 }
 
-// requestMessages returns the number of messages of request k, rebuilt by
-// the fold.
-func requestMessages(t *testing.T, path string, k int) int {
+// requestSeqs returns, for every request, the seqs of the surface nodes
+// whose messages the model saw, as the fold rebuilds them.
+func requestSeqs(t *testing.T, path string) [][]int64 {
 	src, err := migrate.Open(path, nil, migrate.OpenOptions{Options: migrate.Options{Recovery: v2.Recoverable}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer src.Close()
-	req, err := fold.RequestAt(src, k)
-	if err != nil {
-		t.Fatal(err)
+	f := fold.New()
+	var out [][]int64
+	for {
+		ev, err := src.Next()
+		if err == io.EOF {
+			return out
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fold.IsSettlement(ev.Type) {
+			req, err := f.Request(ev)
+			if err != nil {
+				t.Fatal(err)
+			}
+			seqs := []int64{}
+			for _, n := range f.Surface() {
+				if n.Visible {
+					seqs = append(seqs, n.Seq)
+				}
+			}
+			if len(seqs) != len(req.Messages) {
+				t.Fatalf("request %d: %d visible nodes, %d messages", req.Index, len(seqs), len(req.Messages))
+			}
+			out = append(out, seqs)
+		}
+		if err := f.Load(ev); err != nil {
+			t.Fatal(err)
+		}
 	}
-	return len(req.Messages)
 }
