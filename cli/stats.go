@@ -67,14 +67,34 @@ document: {"sessions": [...], "total": {...}}.`,
 }
 
 func runStats(opts statsOptions, s *streams) error {
+	files, err := statsFiles(opts.paths, s)
+	if err != nil {
+		return err
+	}
+	sessions, failed := collectStats(files, s)
+	total := stats.Sum(sessions)
+	if opts.json {
+		err = printStatsJSON(s, sessions, total)
+	} else {
+		err = printStatsTables(s, sessions, total)
+	}
+	if err != nil {
+		return err
+	}
+	return failed
+}
+
+// statsFiles returns the logs to count: each FILE (Version -1: named, not
+// found in a store) and the current logs under each DIR.
+func statsFiles(paths []string, s *streams) ([]store.Log, error) {
 	var files []store.Log
-	for _, path := range opts.paths {
+	for _, path := range paths {
 		if path == "-" {
-			return usageErrorf("stats reads each file twice and takes no standard input; save it to a file first")
+			return nil, usageErrorf("stats reads each file twice and takes no standard input; save it to a file first")
 		}
 		info, err := os.Stat(path)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if !info.IsDir() {
 			files = append(files, store.Log{Path: path, Version: -1})
@@ -85,12 +105,17 @@ func runStats(opts statsOptions, s *streams) error {
 			return nil
 		}, func(p string, err error) { note(s, "%s: skipped: %v", p, err) })
 		if err != nil {
-			return err
+			return nil, err
 		}
 	}
-	// The logs found in directories form a store: when one is historical,
-	// find the children of each once, not by a store scan per log as dsh
-	// does.
+	return files, nil
+}
+
+// collectStats counts each log. The logs found in directories form a
+// store: when one is historical, the children of each are found once from
+// the headers, not by a store scan per log as dsh does. A file that cannot
+// be read is a note, and the error returned at the end.
+func collectStats(files []store.Log, s *streams) ([]stats.Session, error) {
 	var found []store.Log
 	historical := false
 	for _, l := range files {
@@ -107,17 +132,16 @@ func runStats(opts statsOptions, s *streams) error {
 	var failed error
 	uncounted, next := 0, 0
 	for _, l := range files {
-		file := l.Path
 		var session stats.Session
 		var err error
 		switch {
-		case l.Version < 0: // a file named on the command line
-			session, err = stats.Collect(file)
-		case historical:
-			session, err = stats.CollectWithChildren(file, children.Of(next))
-			next++
+		case l.Version < 0 || !historical:
+			session, err = stats.Collect(l.Path)
 		default:
-			session, err = stats.Collect(file)
+			session, err = stats.CollectWithChildren(l.Path, children.Of(next))
+		}
+		if l.Version >= 0 {
+			next++
 		}
 		if err != nil {
 			uncounted++
@@ -125,26 +149,16 @@ func runStats(opts statsOptions, s *streams) error {
 			if len(files) == 1 {
 				failed = err
 			} else {
-				note(s, "%s: not counted: %v", file, err)
+				note(s, "%s: not counted: %v", l.Path, err)
 			}
 			continue
 		}
 		if !session.Complete {
-			note(s, "%s: dsh refuses this log; counted up to the refusal: %s", file, session.Problem)
+			note(s, "%s: dsh refuses this log; counted up to the refusal: %s", l.Path, session.Problem)
 		}
 		sessions = append(sessions, session)
 	}
-	total := stats.Sum(sessions)
-	var err error
-	if opts.json {
-		err = printStatsJSON(s, sessions, total)
-	} else {
-		err = printStatsTables(s, sessions, total)
-	}
-	if err != nil {
-		return err
-	}
-	return failed
+	return sessions, failed
 }
 
 func printStatsJSON(s *streams, sessions []stats.Session, total stats.Total) error {
