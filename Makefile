@@ -8,7 +8,7 @@ BENCHTIME ?= 1x
 BENCHMB  ?= 100
 MANDIR   ?= $(BIN)/man/man1
 
-.PHONY: all build install test vet bench bench-go bench-migrate fuzz cover man clean help
+.PHONY: all build install test vet bench bench-go bench-migrate bench-verify fuzz cover man clean help
 
 all: build
 
@@ -29,8 +29,8 @@ vet:
 	@test -z "$$(gofmt -l .)" || { gofmt -l .; echo 'gofmt: files above need formatting'; exit 1; }
 	$(GO) vet ./...
 
-## bench: bench-go, then bench-migrate
-bench: bench-go bench-migrate
+## bench: bench-go, then bench-migrate and bench-verify
+bench: bench-go bench-migrate bench-verify
 
 ## bench-go: run every Go benchmark once with allocation figures (BENCHTIME=5x for more)
 bench-go:
@@ -39,6 +39,10 @@ bench-go:
 ## bench-migrate: dshlog migrate on a generated ~BENCHMB MB v3 session (default 100): median MB/s, CPU time and peak RSS, ratio to jq -c .
 bench-migrate: build
 	$(GO) run ./bench/migrate -dshlog $(BIN)/dshlog -dir $(BIN)/bench -size $(BENCHMB)
+
+## bench-verify: dshlog verify over 10,000 small sessions and a ~1 GB tree of large ones, generated in a temporary directory: files/s, MB/s, CPU, peak RSS and the per-file overhead
+bench-verify: build
+	$(GO) run ./bench/verify -dshlog $(BIN)/dshlog
 
 ## fuzz: run each fuzz target for FUZZTIME (default 10s)
 fuzz:

@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"compress/gzip"
+	"encoding/xml"
 	"errors"
 	"flag"
 	"fmt"
@@ -46,6 +47,7 @@ func TestScripts(t *testing.T) {
 			"exitcode": exitcodeCmd,
 			"compress": compressCmd,
 			"chop":     chopCmd,
+			"junit":    junitCmd,
 		},
 	})
 }
@@ -166,4 +168,65 @@ func chopCmd(ts *testscript.TestScript, neg bool, args []string) {
 	data, err := os.ReadFile(path)
 	ts.Check(err)
 	ts.Check(os.WriteFile(path, bytes.TrimSuffix(data, []byte("\n")), 0o644))
+}
+
+// junitCmd is the script command "junit FILE TESTS FAILURES ERRORS": FILE
+// must be well-formed JUnit XML (parsed with encoding/xml) whose
+// testsuites and single testsuite count TESTS test cases, FAILURES failing
+// ones and ERRORS in error, and whose test cases agree with the counts.
+func junitCmd(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 4 {
+		ts.Fatalf("usage: junit FILE TESTS FAILURES ERRORS")
+	}
+	var want [3]int
+	for i, arg := range args[1:] {
+		n, err := strconv.Atoi(arg)
+		ts.Check(err)
+		want[i] = n
+	}
+	type problem struct {
+		Type string `xml:"type,attr"`
+	}
+	var doc struct {
+		XMLName  xml.Name `xml:"testsuites"`
+		Tests    int      `xml:"tests,attr"`
+		Failures int      `xml:"failures,attr"`
+		Errors   int      `xml:"errors,attr"`
+		Suites   []struct {
+			Tests    int `xml:"tests,attr"`
+			Failures int `xml:"failures,attr"`
+			Errors   int `xml:"errors,attr"`
+			Cases    []struct {
+				Name     string    `xml:"name,attr"`
+				Failures []problem `xml:"failure"`
+				Error    *problem  `xml:"error"`
+			} `xml:"testcase"`
+		} `xml:"testsuite"`
+	}
+	data, err := os.ReadFile(ts.MkAbs(args[0]))
+	ts.Check(err)
+	dec := xml.NewDecoder(bytes.NewReader(data))
+	dec.Strict = true
+	if err := dec.Decode(&doc); err != nil {
+		ts.Fatalf("%s is not well-formed JUnit XML: %v", args[0], err)
+	}
+	if len(doc.Suites) != 1 {
+		ts.Fatalf("%d test suites, want 1", len(doc.Suites))
+	}
+	suite := doc.Suites[0]
+	var counted [3]int
+	for _, c := range suite.Cases {
+		counted[0]++
+		if len(c.Failures) > 0 {
+			counted[1]++
+		}
+		if c.Error != nil {
+			counted[2]++
+		}
+	}
+	for _, got := range [][3]int{{doc.Tests, doc.Failures, doc.Errors}, {suite.Tests, suite.Failures, suite.Errors}, counted} {
+		if got != want {
+			ts.Fatalf("tests, failures, errors = %v, want %v", got, want)
+		}
+	}
 }

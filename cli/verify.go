@@ -4,22 +4,33 @@ import (
 	"bufio"
 	"fmt"
 	"io"
-	"strconv"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/dshlog/dshlog/codec/v2"
-	"github.com/dshlog/dshlog/codec/v4"
-	"github.com/dshlog/dshlog/jsonv"
 	"github.com/dshlog/dshlog/migrate"
 	"github.com/dshlog/dshlog/verify"
+	"github.com/dshlog/dshlog/verify/batch"
+	"github.com/dshlog/dshlog/verify/report"
 )
 
 // verifyOptions are the inputs of dshlog verify.
 type verifyOptions struct {
-	files  []string
-	json   bool
-	strict bool
+	inputs         []string
+	json           bool
+	format         string
+	strict         bool
+	jobs           int
+	shard          string
+	allGenerations bool
+	junit          string
+	baseline       string
+	writeBaseline  string
+	explain        string
 }
 
 func init() { addVerb(newVerifyCommand) }
@@ -28,7 +39,7 @@ func init() { addVerb(newVerifyCommand) }
 func newVerifyCommand(s *streams) *cobra.Command {
 	var opts verifyOptions
 	cmd := &cobra.Command{
-		Use:   "verify FILE...",
+		Use:   "verify FILE|DIR...",
 		Short: "Check session logs as dsh would, and for what dsh's writer guarantees",
 		Long: `Check each session file and report every finding, then a summary per file.
 
@@ -43,165 +54,308 @@ marker inside an open turn is followed by the forked closers, and crash and
 fork closers appear only where dsh writes them. Warnings (an open tail turn, a
 torn last line, an empty answer in a completed turn) fail a file only with
 --strict; infos (an unknown ignorable event, which dsh keeps opaque) never do.
+"dshlog verify --explain CODE" says what a finding code means.
+
+Inputs are files, directories and "-" (standard input). A directory is walked
+for dsh's session log names (session.jsonl, session.v<N>.jsonl,
+session.<K>.jsonl, session.<K>.v<N>.jsonl, each possibly .zst, .zstd or .gz
+compressed); of the generations in one directory, the one dsh would open is
+judged, or every one with --all-generations. Subagent children beside a
+historical session give it their catalog evidence as dsh's migration takes it.
+Files are judged in parallel (-j) and reported sorted by path; --shard I/N
+judges only the files whose path hash falls into shard I of N.
 
 Findings are printed as "FILE:LINE: seq N: SEVERITY: [CODE] message" (the
-line and seq are left out where there is none). With --json, each finding is
-a JSON object with the keys file, line, seq, code, severity and message (line
-and seq null when there is none), and each file ends with a summary object
-with the keys file, result ("ok", "problems" or "unreadable"), errors,
-warnings and info.
+line and seq are left out where there is none), then for each file its verdict
+and, when it folds to its end, the request-reconstruction theorem in one line:
+how many requests were rebuilt, how many extend the previous one, and each
+break with its cause and what explains it. A summary table ends a run of more
+than one file. With --json (or --format json), each finding is a JSON object
+with the keys file, line, seq, code, severity and message (line and seq null
+when there is none), and each file ends with an object with the keys file,
+result ("ok", "problems" or "unreadable"), errors, warnings, info, baselined
+and theorem (the request chain, null when the file does not fold to its end).
+--format github prints GitHub Actions workflow commands, --junit FILE writes a
+JUnit XML report, and --baseline FILE lets the findings listed in FILE (by
+file, code and seq) pass; --write-baseline FILE writes the current findings
+(errors and warnings) and passes unless a file could not be read.
 
-FILE may be "-" for standard input, and may be zstd or gzip compressed; older
-formats are checked as dsh migrates them. Every file is checked even when an
-earlier one fails; the exit code is the worst: 1 when a file has problems, 3
-when a file could not be read.`,
+Every file is checked even when an earlier one fails; the exit code is the
+worst: 1 when a file has problems, 3 when a file could not be read.`,
 		Example: `  dshlog verify testdata/seed-vectors/loop-events.v4.jsonl
-  dshlog verify --strict sessions/*.jsonl
-  zstdcat session.v4.jsonl.zst | dshlog verify --json -`,
-		Args: cobra.MinimumNArgs(1),
+  dshlog verify --strict sessions/
+  dshlog verify --format github --junit verify.xml recorded-sessions/
+  dshlog verify --shard 2/4 -j 8 ~/.dsh/sessions
+  zstdcat session.v4.jsonl.zst | dshlog verify --json -
+  dshlog verify --explain request-not-extending`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if opts.explain != "" {
+				return cobra.NoArgs(cmd, args)
+			}
+			return cobra.MinimumNArgs(1)(cmd, args)
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.files = args
+			opts.inputs = args
+			if opts.explain != "" {
+				return runExplain(opts.explain, s)
+			}
 			return runVerify(opts, s)
 		},
 	}
-	cmd.Flags().BoolVar(&opts.json, "json", false, "print one JSON object per finding and per file summary")
-	cmd.Flags().BoolVar(&opts.strict, "strict", false, "fail a file on warnings too")
+	flags := cmd.Flags()
+	flags.BoolVar(&opts.json, "json", false, "print one JSON object per finding and per file (--format json)")
+	flags.StringVar(&opts.format, "format", "text", "report `FORMAT`: text, json or github (GitHub Actions workflow commands)")
+	flags.BoolVar(&opts.strict, "strict", false, "fail a file on warnings too")
+	flags.IntVarP(&opts.jobs, "jobs", "j", 0, "judge `N` files in parallel (0: one per CPU)")
+	flags.StringVar(&opts.shard, "shard", "", "judge only shard `I/N` of the files (by path hash; I from 1 to N)")
+	flags.BoolVar(&opts.allGenerations, "all-generations", false, "in a walked directory, judge every generation, not only the one dsh would open")
+	flags.StringVar(&opts.junit, "junit", "", "also write a JUnit XML report to `FILE`")
+	flags.StringVar(&opts.baseline, "baseline", "", "let the findings listed in `FILE` pass (matched by file, code and seq)")
+	flags.StringVar(&opts.writeBaseline, "write-baseline", "", "write the findings of this run to `FILE` as a baseline, and pass unless a file is unreadable")
+	flags.StringVar(&opts.explain, "explain", "", "say what finding `CODE` means, why dsh cares and how it arises")
 	return cmd
 }
 
-// fileTally counts one file's findings by severity.
-type fileTally [3]int
-
-func (t fileTally) problems(strict bool) int {
-	if strict {
-		return t[verify.Error] + t[verify.Warning]
-	}
-	return t[verify.Error]
-}
-
+// runVerify judges every input and writes the reports.
 func runVerify(opts verifyOptions, s *streams) error {
-	out := bufio.NewWriter(s.out)
-	defer out.Flush()
-	problems, failed, unreadable := 0, 0, 0
-	for _, file := range opts.files {
-		tally, err := verifyFile(file, opts, s, out)
-		if err != nil {
-			unreadable++
-			out.Flush()
-			printError(s.err, err)
-			writeSummary(out, opts.json, displayName(file), "unreadable", tally)
-			continue
-		}
-		result := "ok"
-		if n := tally.problems(opts.strict); n > 0 {
-			result = "problems"
-			problems += n
-			failed++
-		}
-		writeSummary(out, opts.json, displayName(file), result, tally)
-	}
-	if err := out.Flush(); err != nil {
+	run, err := newVerifyRun(opts, s)
+	if err != nil {
 		return err
 	}
+	targets, empty := batch.Expand(opts.inputs, batch.Selection{AllGenerations: opts.allGenerations})
+	for _, dir := range empty {
+		note(s, "%s: no session logs found", dir)
+	}
+	if len(targets) == 0 {
+		return fmt.Errorf("no session logs to verify in %s", strings.Join(opts.inputs, ", "))
+	}
+	targets = run.shard.Filter(targets)
+	run.progress = newVerifyProgress(s, targets)
+	batch.Run(targets, batch.Options{Jobs: run.jobs, Stdin: s.in,
+		Open: migrate.OpenOptions{Options: migrate.Options{Recovery: v2.Recoverable}, AnyZstdFraming: true}}, run.file)
+	if err := run.finish(opts); err != nil {
+		return err
+	}
+	if opts.writeBaseline != "" && run.summary.Unreadable == 0 {
+		return nil // every finding is in the baseline just written
+	}
+	return verifyOutcome(run.summary, targets)
+}
+
+// verifyRun is one run of dshlog verify: how it judges, the reports it
+// writes as the files come, and what they add up to.
+type verifyRun struct {
+	s         *streams
+	out       *bufio.Writer
+	writer    report.Writer
+	junit     *report.JUnit // nil without --junit
+	judgement report.Judgement
+	shard     batch.Shard
+	jobs      int
+	progress  *report.Progress // nil when stderr is not a terminal
+	summary   report.Summary
+	// known collects the findings for --write-baseline; nil without it.
+	known []report.BaselineEntry
+	// err is the first error writing the report; after it, nothing more
+	// is written.
+	err error
+}
+
+// newVerifyRun checks the options and reads the baseline.
+func newVerifyRun(opts verifyOptions, s *streams) (*verifyRun, error) {
+	run := &verifyRun{s: s, out: bufio.NewWriter(s.out), judgement: report.Judgement{Strict: opts.strict},
+		shard: batch.Shard{Index: 1, Count: 1}, jobs: opts.jobs}
+	format := opts.format
+	if opts.json {
+		format = "json"
+	}
+	switch format {
+	case "text":
+		run.writer = report.NewText(run.out)
+	case "json":
+		run.writer = report.NewJSON(run.out)
+	case "github":
+		run.writer = report.NewGitHub(run.out, opts.strict)
+	default:
+		return nil, usageErrorf("unknown --format %q (text, json or github)", opts.format)
+	}
+	if opts.shard != "" {
+		var err error
+		if run.shard, err = batch.ParseShard(opts.shard); err != nil {
+			return nil, usageErrorf("%v", err)
+		}
+	}
 	switch {
-	case unreadable > 0:
-		return fmt.Errorf("%d of %d %s could not be verified", unreadable, len(opts.files), plural(len(opts.files), "file", "files"))
-	case failed == 1 && len(opts.files) == 1:
-		return &ProblemsError{File: displayName(opts.files[0]), Count: problems}
-	case failed > 0:
-		return &ProblemsError{File: fmt.Sprintf("%d of %d files", failed, len(opts.files)), Count: problems}
+	case run.jobs < 0:
+		return nil, usageErrorf("-j %d: the number of files judged in parallel cannot be negative", run.jobs)
+	case run.jobs == 0:
+		run.jobs = runtime.NumCPU()
+	}
+	if opts.junit != "" {
+		run.junit = report.NewJUnit(opts.strict)
+	}
+	if opts.writeBaseline != "" {
+		run.known = []report.BaselineEntry{}
+	}
+	if opts.baseline != "" {
+		baseline, err := readBaseline(opts.baseline)
+		if err != nil {
+			return nil, err
+		}
+		run.judgement.Baseline = baseline
+	}
+	return run, nil
+}
+
+// file reports one judged file, in path order: its notes and any error on
+// stderr, its findings and verdict in every report.
+func (run *verifyRun) file(r batch.Result) {
+	f := report.NewFile(r, run.judgement)
+	run.summary.Add(f)
+	if run.known != nil {
+		for _, finding := range r.Findings {
+			if finding.Severity != verify.Info {
+				run.known = append(run.known, report.EntryOf(f.Name, finding))
+			}
+		}
+	}
+	if run.err != nil {
+		return
+	}
+	if run.progress != nil {
+		run.progress.Clear()
+	}
+	for _, n := range r.Notes {
+		note(run.s, "%s", n)
+	}
+	if f.Verdict == report.Unreadable {
+		run.out.Flush()
+		printError(run.s.err, explainRefusal(f.Err))
+	}
+	run.err = run.writer.File(f)
+	if run.junit != nil {
+		run.junit.File(f)
+	}
+	if run.progress != nil {
+		run.out.Flush()
+		run.progress.Done(r.Size)
+	}
+}
+
+// finish writes the summary and the report files.
+func (run *verifyRun) finish(opts verifyOptions) error {
+	if run.progress != nil {
+		run.progress.Clear()
+	}
+	if run.err == nil {
+		run.err = run.writer.Summary(&run.summary)
+	}
+	if err := run.out.Flush(); run.err == nil {
+		run.err = err
+	}
+	if run.err != nil {
+		return run.err
+	}
+	if run.junit != nil {
+		if err := publishFile(opts.junit, run.junit.WriteTo); err != nil {
+			return err
+		}
+	}
+	if run.known != nil {
+		return publishFile(opts.writeBaseline, func(w io.Writer) (int64, error) {
+			return 0, report.WriteBaseline(w, run.known)
+		})
 	}
 	return nil
 }
 
-// verifyFile checks one file and prints its findings as they come; the
-// error says the file could not be read.
-func verifyFile(file string, opts verifyOptions, s *streams, out *bufio.Writer) (fileTally, error) {
-	var tally fileTally
-	events, err := openSession(file, s, migrate.Options{Recovery: v2.Recoverable})
+// verifyOutcome is the error the run ends with, the worst first: files
+// that could not be read, then files with problems.
+func verifyOutcome(summary report.Summary, targets []batch.Target) error {
+	files := fmt.Sprintf("%d of %d %s", summary.Unreadable, summary.Files, plural(summary.Files, "file", "files"))
+	switch {
+	case summary.Unreadable > 0:
+		return fmt.Errorf("%s could not be verified", files)
+	case summary.Problems == 1 && summary.Files == 1:
+		return &ProblemsError{File: batch.DisplayName(targets[0].Path), Count: summary.Failing}
+	case summary.Problems > 0:
+		return &ProblemsError{File: fmt.Sprintf("%d of %d files", summary.Problems, summary.Files), Count: summary.Failing}
+	}
+	return nil
+}
+
+// readBaseline reads the baseline file at path.
+func readBaseline(path string) (*report.Baseline, error) {
+	f, err := os.Open(path)
 	if err != nil {
-		return tally, err
+		return nil, err
 	}
-	defer events.Close()
-	if events.SourceVersion != v4.Version {
-		note(s, "%s: format v%d, checked as dsh migrates it to v%d", events.name, events.SourceVersion, v4.Version)
+	defer f.Close()
+	baseline, err := report.ReadBaseline(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	_, err = verify.Check(events.Reader, func(f verify.Finding) {
-		tally[f.Severity]++
-		writeFinding(out, opts.json, events.name, f)
-	})
-	return tally, err
+	return baseline, nil
 }
 
-// displayName is the name a file is reported under.
-func displayName(file string) string {
-	if file == "-" {
-		return "<stdin>"
+// publishFile writes a report file through write: to a temporary file
+// beside path, synced, then renamed over path, so path holds the whole
+// report or what it held before.
+func publishFile(path string, write func(io.Writer) (int64, error)) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
+	if err != nil {
+		return err
 	}
-	return file
+	defer os.Remove(tmp.Name())
+	buffered := bufio.NewWriter(tmp)
+	err = tmp.Chmod(0o644)
+	if err == nil {
+		_, err = write(buffered)
+	}
+	if err == nil {
+		err = buffered.Flush()
+	}
+	if err == nil {
+		err = tmp.Sync()
+	}
+	if closeErr := tmp.Close(); err == nil {
+		err = closeErr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), path)
+	}
+	return err
 }
 
-// writeFinding prints one finding as a line for people or a JSON object.
-func writeFinding(w io.Writer, asJSON bool, file string, f verify.Finding) {
-	var b []byte
-	if asJSON {
-		b = append(b, `{"file":`...)
-		b = jsonv.AppendString(b, file)
-		b = append(b, `,"line":`...)
-		b = appendOptional(b, int64(f.Line), f.Line > 0)
-		b = append(b, `,"seq":`...)
-		b = appendOptional(b, f.Seq, f.Seq >= 0)
-		b = append(b, `,"code":`...)
-		b = jsonv.AppendString(b, f.Code)
-		b = append(b, `,"severity":`...)
-		b = jsonv.AppendString(b, f.Severity.String())
-		b = append(b, `,"message":`...)
-		b = jsonv.AppendString(b, f.Message)
-		b = append(b, "}\n"...)
-		w.Write(b)
-		return
+// newVerifyProgress returns the progress of a run, or nil when standard
+// error is not a terminal.
+func newVerifyProgress(s *streams, targets []batch.Target) *report.Progress {
+	f, ok := s.err.(*os.File)
+	if !ok {
+		return nil
 	}
-	b = append(b, file...)
-	if f.Line > 0 {
-		b = append(b, ':')
-		b = strconv.AppendInt(b, int64(f.Line), 10)
+	if info, err := f.Stat(); err != nil || info.Mode()&os.ModeCharDevice == 0 {
+		return nil
 	}
-	b = append(b, ": "...)
-	if f.Seq >= 0 {
-		b = append(b, "seq "...)
-		b = strconv.AppendInt(b, f.Seq, 10)
-		b = append(b, ": "...)
+	var size int64
+	for _, t := range targets {
+		size += max(t.Size, 0)
 	}
-	b = fmt.Appendf(b, "%s: [%s] %s\n", f.Severity, f.Code, f.Message)
-	w.Write(b)
+	return report.NewProgress(s.err, len(targets), size)
 }
 
-// appendOptional appends n, or null when it is not present.
-func appendOptional(b []byte, n int64, present bool) []byte {
-	if !present {
-		return append(b, "null"...)
+// runExplain prints the explanation of a finding code.
+func runExplain(code string, s *streams) error {
+	e, ok := verify.Explain(code)
+	if !ok {
+		var codes []string
+		for _, e := range verify.Explanations() {
+			codes = append(codes, e.Code)
+		}
+		return withHint(usageErrorf("unknown finding code %q", code), "the codes are: "+strings.Join(codes, ", "))
 	}
-	return strconv.AppendInt(b, n, 10)
-}
-
-// writeSummary prints a file's verdict and its counts.
-func writeSummary(w io.Writer, asJSON bool, file, result string, t fileTally) {
-	if asJSON {
-		b := append([]byte(`{"file":`), jsonv.AppendString(nil, file)...)
-		b = fmt.Appendf(b, `,"result":"%s","errors":%d,"warnings":%d,"info":%d}`+"\n", result, t[verify.Error], t[verify.Warning], t[verify.Info])
-		w.Write(b)
-		return
-	}
-	counts := fmt.Sprintf("%d %s, %d %s, %d info", t[verify.Error], plural(t[verify.Error], "error", "errors"),
-		t[verify.Warning], plural(t[verify.Warning], "warning", "warnings"), t[verify.Info])
-	switch result {
-	case "ok":
-		fmt.Fprintf(w, "%s: ok (%s)\n", file, counts)
-	case "problems":
-		fmt.Fprintf(w, "%s: problems found (%s)\n", file, counts)
-	default:
-		fmt.Fprintf(w, "%s: not verified: unreadable or unsupported\n", file)
-	}
+	_, err := io.WriteString(s.out, report.Explanation(e))
+	return err
 }
 
 // plural picks the word that goes with n.

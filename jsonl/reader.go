@@ -27,18 +27,27 @@ type Reader struct {
 	num   int
 	done  bool
 	arena []byte // free room for the next short lines
+	// arenaSize is the size of the last block allocated for the arena.
+	arenaSize int
 }
 
 // Short lines are copied into shared blocks of arenaBlock bytes instead of
 // one allocation each; a line longer than maxArenaLine gets its own.
 const (
-	arenaBlock   = 64 << 10
-	maxArenaLine = arenaBlock / 8
+	arenaBlock      = 64 << 10
+	firstArenaBlock = 4 << 10
+	maxArenaLine    = arenaBlock / 8
 )
 
-// NewReader returns a Reader of r; name is used in errors.
+// NewReader returns a Reader of r; name is used in errors. A *bufio.Reader
+// is read through as it is, whatever its size (a small file's reader is
+// sized to the file); anything else gets a 256 KiB buffer.
 func NewReader(r io.Reader, name string) *Reader {
-	return &Reader{br: bufio.NewReaderSize(r, 256<<10), name: name}
+	br, ok := r.(*bufio.Reader)
+	if !ok {
+		br = bufio.NewReaderSize(r, 256<<10)
+	}
+	return &Reader{br: br, name: name}
 }
 
 // Name returns the name the Reader reports in errors.
@@ -86,7 +95,9 @@ func (r *Reader) own(frag []byte) []byte {
 		return bytes.Clone(frag)
 	}
 	if n > cap(r.arena) {
-		r.arena = make([]byte, 0, arenaBlock)
+		// The first blocks are smaller, so a small file costs little.
+		r.arenaSize = min(max(2*r.arenaSize, firstArenaBlock, n), arenaBlock)
+		r.arena = make([]byte, 0, r.arenaSize)
 	}
 	text := append(r.arena[:0], frag...)
 	r.arena = r.arena[n:n]

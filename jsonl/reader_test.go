@@ -1,6 +1,7 @@
 package jsonl
 
 import (
+	"bufio"
 	"bytes"
 	"compress/gzip"
 	"errors"
@@ -103,6 +104,31 @@ func TestLinesAreOwned(t *testing.T) {
 	_ = append(a.Text, "++++++"...)
 	if string(b.Text) != "Xecond" {
 		t.Errorf("appending to one line overwrote the next: %q", b.Text)
+	}
+}
+
+// TestSmallBuffer reads through a caller's small bufio.Reader as it is:
+// lines longer than its buffer, and lines that outgrow the first arena
+// blocks, come out whole and owned.
+func TestSmallBuffer(t *testing.T) {
+	var in strings.Builder
+	var want []string
+	for i := range 200 {
+		line := strings.Repeat(string(rune('a'+i%26)), i*17)
+		want = append(want, line)
+		in.WriteString(line + "\n")
+	}
+	lines, err := readAll(NewReader(bufio.NewReaderSize(strings.NewReader(in.String()), 16), "small"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(lines) != len(want) {
+		t.Fatalf("%d lines, want %d", len(lines), len(want))
+	}
+	for i, line := range lines {
+		if string(line.Text) != want[i] || line.Num != i+1 {
+			t.Fatalf("line %d: %d bytes, num %d; want %d bytes", i+1, len(line.Text), line.Num, len(want[i]))
+		}
 	}
 }
 

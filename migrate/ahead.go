@@ -99,7 +99,7 @@ func (a *readAhead) read(r *jsonl.Reader) {
 			clear(b.lines)
 			b.lines, b.err = b.lines[:0], nil
 		default:
-			b = &batch{lines: make([]parsedLine, 0, batchLines)}
+			b = &batch{} // lines grow as read: a small file's batch stays small
 		}
 		b.ready = make(chan struct{})
 		b.size = 0

@@ -114,6 +114,17 @@ type plainFile struct {
 	zstd        *zstdFrames // the decoder of a Zstandard file
 }
 
+// readBufferSize is the read buffer for a file of size bytes (-1 for a
+// stream): 256 KiB, or less for a small file, whose cost per file would
+// otherwise be the buffer's.
+func readBufferSize(size int64) int {
+	const most, least = 256 << 10, 4 << 10
+	if size < 0 || size >= most {
+		return most
+	}
+	return int(max(size+1, least))
+}
+
 // openPlain opens a session file and decompresses it as dsh's backend
 // reads it; a regular file is read up to its size at opening. progress,
 // when set, follows the reading.
@@ -145,7 +156,7 @@ func openPlain(path string, stdin io.Reader, progress func(read, size int64), an
 	if progress != nil {
 		raw = &progressReader{r: raw, size: p.size, report: progress}
 	}
-	br := bufio.NewReaderSize(raw, 256<<10)
+	br := bufio.NewReaderSize(raw, readBufferSize(p.size))
 	magic, err := br.Peek(4)
 	if err != nil && err != io.EOF {
 		p.close()

@@ -69,7 +69,7 @@ func Load(r io.Reader) (*Template, error) {
 	t := &Template{prelude: bytes.Join(lines[:start+1], nil), lines: lines[start+1:], rows: rows[start:], ids: map[string]struct{}{}}
 	for _, row := range t.rows {
 		typ := row.Field("type").Text()
-		t.once = append(t.once, onceOnly[typ])
+		t.once = append(t.once, once(row))
 		if typ == "turn/start" {
 			t.turns++
 		}
@@ -82,6 +82,14 @@ func Load(r io.Reader) (*Template, error) {
 // them out: the protected system message, the title, and a parent's
 // catalog of its subagent children.
 var onceOnly = map[string]bool{"system/message": true, "session/title": true, "subagent/catalog": true}
+
+// once reports whether later copies leave row out: an event of a type the
+// session holds once, or the first request/header (reason "initial"),
+// which dsh does not log again for the same header.
+func once(row jsonv.Value) bool {
+	typ := row.Field("type").Text()
+	return onceOnly[typ] || typ == "request/header" && row.Field("data").Field("reason").Text() == "initial"
+}
 
 // idKeys are the members whose string values are message or tool call ids,
 // renamed in every copy so that each copy's ids are its own.

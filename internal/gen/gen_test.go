@@ -13,6 +13,7 @@ import (
 	"github.com/dshlog/dshlog/jsonl"
 	"github.com/dshlog/dshlog/jsonv"
 	"github.com/dshlog/dshlog/migrate"
+	"github.com/dshlog/dshlog/verify"
 )
 
 func load(t *testing.T, path string) (*Template, []byte) {
@@ -121,8 +122,8 @@ func TestLoadRefusesTurnlessTemplate(t *testing.T) {
 
 // TestEveryTemplateRepeatsIntoAnAcceptedSession: three copies of each
 // restored v4 corpus session (compaction and subagent sessions included)
-// make a session that dsh's full v4 read accepts: codec, admission and the
-// artifact restore.
+// make a session that dsh's full v4 read accepts (codec, admission and the
+// artifact restore) and that verify finds no error in.
 func TestEveryTemplateRepeatsIntoAnAcceptedSession(t *testing.T) {
 	files, _ := filepath.Glob("../../testdata/corpus/restored/*/*.v4.jsonl")
 	for _, path := range files {
@@ -141,12 +142,13 @@ func TestEveryTemplateRepeatsIntoAnAcceptedSession(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer src.Close()
-			for {
-				if _, err := src.Next(); err == io.EOF {
-					break
-				} else if err != nil {
-					t.Fatal(err)
+			_, err = verify.Check(src.Reader, func(f verify.Finding) {
+				if f.Severity == verify.Error {
+					t.Errorf("line %d: [%s] %s", f.Line, f.Code, f.Message)
 				}
+			})
+			if err != nil {
+				t.Fatal(err)
 			}
 		})
 	}

@@ -1,0 +1,186 @@
+// Command verify benchmarks dshlog verify as a CI gate over session trees
+// it generates into a temporary directory (removed afterwards): a store of
+// -small small sessions (a corpus session copied into a directory each, as
+// dsh's store lays them out) and a tree of large sessions of about -large
+// MB in all (the same session's turns repeated by internal/gen into files
+// of -file MB). It runs dshlog verify -j 1 and -j N over each tree -runs
+// times and reports, from the medians, files/s and MB/s (wall time), the
+// CPU time (user+sys) and the peak RSS, and the per-file overhead: the CPU
+// time a small file costs beyond its bytes at the large tree's CPU rate.
+package main
+
+import (
+	"bytes"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"syscall"
+	"time"
+
+	"github.com/dshlog/dshlog/internal/gen"
+)
+
+func main() {
+	dshlog := flag.String("dshlog", "bin/dshlog", "the dshlog binary to measure")
+	dir := flag.String("dir", "", "where the trees are generated (default: a new temporary directory, removed afterwards)")
+	template := flag.String("template", "testdata/corpus/restored/fs-write/session.v4.jsonl", "the session copied and repeated")
+	small := flag.Int("small", 10000, "small session files")
+	large := flag.Int64("large", 1024, "size of the large tree in MB")
+	file := flag.Int64("file", 64, "size of each large session in MB")
+	runs := flag.Int("runs", 3, "runs of each measurement; the medians count")
+	jobs := flag.Int("j", runtime.NumCPU(), "the parallel run's -j")
+	flag.Parse()
+	if err := run(*dshlog, *dir, *template, *small, *large<<20, *file<<20, *runs, *jobs); err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(1)
+	}
+}
+
+func run(dshlog, dir, template string, small int, large, file int64, runs, jobs int) error {
+	if dir == "" {
+		tmp, err := os.MkdirTemp("", "dshlog-bench-verify-*")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(tmp)
+		dir = tmp
+	}
+	smallTree, largeTree := filepath.Join(dir, "small"), filepath.Join(dir, "large")
+	smallBytes, err := writeSmall(template, smallTree, small)
+	if err != nil {
+		return err
+	}
+	largeFiles, largeBytes, err := writeLarge(template, largeTree, large, file)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("small tree: %d sessions, %.1f MB (%s copied)\n", small, mb(smallBytes), filepath.Base(filepath.Dir(template)))
+	fmt.Printf("large tree: %d sessions, %.1f MB (its turns repeated)\n", largeFiles, mb(largeBytes))
+	fmt.Printf("machine: %d CPUs; figures are medians of %d runs\n", runtime.NumCPU(), runs)
+
+	var cpuPerByte float64 // of the large tree at -j 1
+	for _, tree := range []struct {
+		name  string
+		path  string
+		files int
+		bytes int64
+	}{{"large", largeTree, largeFiles, largeBytes}, {"small", smallTree, small, smallBytes}} {
+		for _, j := range []int{1, jobs} {
+			var ms measurements
+			for range runs {
+				if err := ms.run(dshlog, "verify", "-j", strconv.Itoa(j), tree.path); err != nil {
+					return err
+				}
+			}
+			wall, cpu, rss := ms.median(wallOf), ms.median(cpuOf), slices.Max(ms.rss())
+			fmt.Printf("%s tree, -j %d: %.1f files/s, %.1f MB/s, wall %v, cpu %v, peak RSS %.0f MB\n",
+				tree.name, j, float64(tree.files)/wall.Seconds(), mb(tree.bytes)/wall.Seconds(),
+				wall.Round(time.Millisecond), cpu.Round(time.Millisecond), mb(rss))
+			switch {
+			case tree.name == "large" && j == 1:
+				cpuPerByte = cpu.Seconds() / float64(tree.bytes)
+			case tree.name == "small" && j == 1:
+				perFile := cpu.Seconds() / float64(tree.files)
+				overhead := perFile - cpuPerByte*float64(tree.bytes)/float64(tree.files)
+				fmt.Printf("per small file: %.3f ms of CPU, of which %.3f ms overhead beyond its %.1f KB at the large tree's rate\n",
+					perFile*1e3, overhead*1e3, float64(tree.bytes)/float64(tree.files)/1024)
+			}
+		}
+	}
+	return nil
+}
+
+// writeSmall copies the template into n session directories laid out as a
+// dsh store: <root>/--project-<k>--/<id>/session.v4.jsonl.
+func writeSmall(template, root string, n int) (int64, error) {
+	data, err := os.ReadFile(template)
+	if err != nil {
+		return 0, err
+	}
+	for i := range n {
+		dir := filepath.Join(root, fmt.Sprintf("--project-%d--", i%100), fmt.Sprintf("session-%05d", i))
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return 0, err
+		}
+		if err := os.WriteFile(filepath.Join(dir, "session.v4.jsonl"), data, 0o644); err != nil {
+			return 0, err
+		}
+	}
+	return int64(len(data)) * int64(n), nil
+}
+
+// writeLarge generates sessions of about file bytes each until the tree
+// holds about size bytes.
+func writeLarge(template, root string, size, file int64) (int, int64, error) {
+	var total int64
+	files := 0
+	for total < size {
+		dir := filepath.Join(root, "--project--", fmt.Sprintf("large-%03d", files))
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return 0, 0, err
+		}
+		n, err := gen.WriteFile(template, filepath.Join(dir, "session.v4.jsonl"), min(file, size-total))
+		if err != nil {
+			return 0, 0, err
+		}
+		total += n
+		files++
+	}
+	return files, total, nil
+}
+
+// measurement is what one run of a command took.
+type measurement struct {
+	wall, cpu time.Duration // cpu is user + system time
+	rss       int64         // peak resident set, bytes
+}
+
+// measurements are the runs of one command.
+type measurements []measurement
+
+// run runs the command once, its output discarded, and records what it
+// took; verify's exit code must be 0 (every generated session is clean).
+func (ms *measurements) run(name string, args ...string) error {
+	cmd := exec.Command(name, args...)
+	var stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = io.Discard, &stderr
+	start := time.Now()
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("%s %v: %v\n%s", name, args, err, stderr.Bytes())
+	}
+	m := measurement{wall: time.Since(start), cpu: cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()}
+	if usage, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		m.rss = usage.Maxrss * 1024 // kilobytes on Linux
+	}
+	*ms = append(*ms, m)
+	return nil
+}
+
+func wallOf(m measurement) time.Duration { return m.wall }
+func cpuOf(m measurement) time.Duration  { return m.cpu }
+
+// median returns the median of one figure over the runs.
+func (ms measurements) median(of func(measurement) time.Duration) time.Duration {
+	values := make([]time.Duration, len(ms))
+	for i, m := range ms {
+		values[i] = of(m)
+	}
+	slices.Sort(values)
+	return values[len(values)/2]
+}
+
+func (ms measurements) rss() []int64 {
+	out := make([]int64, len(ms))
+	for i, m := range ms {
+		out[i] = m.rss
+	}
+	return out
+}
+
+func mb(n int64) float64 { return float64(n) / (1 << 20) }
