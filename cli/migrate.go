@@ -265,32 +265,15 @@ func writeOutput(file, out string, fileOpts migrate.OpenOptions, s *streams, rep
 	report.Status, report.Target = "written", out
 	var written migrate.Written
 	if out == "-" {
-		written, err = spoolToStdout(src, s.out)
+		err = spoolToStdout(s.out, func(w io.Writer) error {
+			written, err = migrate.Encode(w, src.Reader)
+			return err
+		})
 	} else {
 		written, err = migrate.Save(src, out)
 	}
 	report.Events, report.Bytes, report.Cut = written.Events, written.Bytes, written.Cut
 	return report, err
-}
-
-// spoolToStdout migrates into an unlinked temporary file and copies it to w
-// on success, so that a refusal late in the session prints nothing.
-func spoolToStdout(src *migrate.Source, w io.Writer) (migrate.Written, error) {
-	tmp, err := os.CreateTemp("", "dshlog-migrate-*")
-	if err != nil {
-		return migrate.Written{}, err
-	}
-	defer tmp.Close()
-	os.Remove(tmp.Name())
-	written, err := migrate.Encode(tmp, src.Reader)
-	if err != nil {
-		return written, err
-	}
-	if _, err := tmp.Seek(0, io.SeekStart); err != nil {
-		return written, err
-	}
-	_, err = io.Copy(w, tmp)
-	return written, err
 }
 
 // describe is the line migrate prints for a file.

@@ -40,3 +40,23 @@ func publishNew(path, refusal string, write func(io.Writer) error) error {
 	}
 	return lease.SyncDir(dir)
 }
+
+// spoolToStdout runs write into a private temporary file and copies the
+// result to stdout only once write has succeeded, so a failure prints no
+// partial output.
+func spoolToStdout(stdout io.Writer, write func(io.Writer) error) error {
+	tmp, err := os.CreateTemp("", "dshlog-output-*")
+	if err != nil {
+		return err
+	}
+	os.Remove(tmp.Name()) // unlinked: nothing is left behind, whatever happens
+	defer tmp.Close()
+	if err := write(tmp); err != nil {
+		return err
+	}
+	if _, err := tmp.Seek(0, io.SeekStart); err != nil {
+		return err
+	}
+	_, err = io.Copy(stdout, tmp)
+	return err
+}

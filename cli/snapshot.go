@@ -130,7 +130,7 @@ func runSnapshotNormalize(opts snapshotNormalizeOptions, s *streams) error {
 	}
 	defer closeSrc()
 	var recorded snapshot.Recorded
-	err = publishOutput(opts.output, s, func(w io.Writer) error {
+	err = writeNewOutput(opts.output, s, func(w io.Writer) error {
 		var err error
 		recorded, err = snapshot.NormalizeRecorded(w, src, name, normalizeOpts)
 		return err
@@ -138,7 +138,7 @@ func runSnapshotNormalize(opts snapshotNormalizeOptions, s *streams) error {
 	if err != nil || opts.valuesOut == "" {
 		return err
 	}
-	return publishOutput(opts.valuesOut, s, func(w io.Writer) error {
+	return writeNewOutput(opts.valuesOut, s, func(w io.Writer) error {
 		_, err := w.Write(recorded.Encode())
 		return err
 	})
@@ -253,7 +253,7 @@ func runSnapshotRestore(opts snapshotRestoreOptions, s *streams) error {
 		return err
 	}
 	defer closeIn()
-	return publishOutput(opts.output, s, func(w io.Writer) error {
+	return writeNewOutput(opts.output, s, func(w io.Writer) error {
 		return snapshot.Restore(w, in, name, restoreOpts)
 	})
 }
@@ -444,25 +444,12 @@ func isRegularFile(path string) bool {
 	return err == nil && info.Mode().IsRegular()
 }
 
-// publishOutput runs write into a temporary file and, when it succeeds,
-// copies the result to standard output ("-") or publishes it as a new file
-// at output (publishNew): a failure leaves no partial output.
-func publishOutput(output string, s *streams, write func(io.Writer) error) error {
-	if output != "-" {
-		return publishNew(output, "dshlog never overwrites a file", write)
+// writeNewOutput writes a snapshot verb's output through write: to
+// standard output ("-") once it is complete, else as a new file at output
+// (publishNew). A failure leaves no partial output.
+func writeNewOutput(output string, s *streams, write func(io.Writer) error) error {
+	if output == "-" {
+		return spoolToStdout(s.out, write)
 	}
-	tmp, err := os.CreateTemp("", "dshlog-snapshot-*")
-	if err != nil {
-		return err
-	}
-	os.Remove(tmp.Name())
-	defer tmp.Close()
-	if err := write(tmp); err != nil {
-		return err
-	}
-	if _, err := tmp.Seek(0, io.SeekStart); err != nil {
-		return err
-	}
-	_, err = io.Copy(s.out, tmp)
-	return err
+	return publishNew(output, "dshlog never overwrites a file", write)
 }

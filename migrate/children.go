@@ -43,7 +43,11 @@ func gatherChildren(path string, hv jsonv.Value, version int, opts OpenOptions) 
 	if version >= currentVersion || !ok {
 		return children, nil, nil, nil
 	}
-	files, err := findChildren(path, parentID, version, opts.ChildFiles)
+	search := path
+	if opts.ChildFilesOnly {
+		search = "-" // nothing beside the file to look at
+	}
+	files, err := findChildren(search, parentID, version, opts.ChildFiles)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -109,6 +113,13 @@ func findChildren(path, parentID string, version int, explicit []string) ([]chil
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].path < out[j].path })
 	return out, nil
+}
+
+// ReadHeaderFile reads only the header of the session file at path, as
+// dsh's index does: the current (v4) header and the stored format version.
+// A header dsh's index refuses is an error.
+func ReadHeaderFile(path string) (session.Header, int, error) {
+	return indexHeader(path)
 }
 
 // indexHeader reads a session file's header as dsh's index does

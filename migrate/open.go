@@ -18,6 +18,11 @@ type OpenOptions struct {
 	// ChildFiles are subagent child sessions to take catalog evidence from,
 	// besides those Open finds beside the file.
 	ChildFiles []string
+	// ChildFilesOnly makes ChildFiles the whole of the evidence: Open
+	// searches neither the file's directory nor its store for more. A
+	// caller that has read a whole store's headers already (a listing)
+	// passes the children it found, instead of a store scan per session.
+	ChildFilesOnly bool
 	// StoreRoot, when set, names each child in refusals by the path dsh's
 	// store under this root would give it (as the golden corpus pipeline
 	// did) instead of the child's real path.

@@ -42,6 +42,17 @@ type Finding struct {
 	Hint string
 }
 
+// Refuses reports whether the finding is dsh refusing to open the log (its
+// codec, its migration or its Session load), so that nothing after it was
+// judged.
+func (f Finding) Refuses() bool {
+	switch f.Code {
+	case CodeCodecRefused, CodeCodecDroppedRows, CodeSessionRefused, CodeUnknownEventType:
+		return true
+	}
+	return false
+}
+
 // The finding codes. Codec and session refusals carry dsh's verdicts; the
 // others are the invariants dsh guarantees only by how it writes logs.
 const (

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -251,4 +252,62 @@ func WriteFile(template, path string, size int64) (int64, error) {
 		err = cerr
 	}
 	return n, err
+}
+
+// Store writes a dsh store of n sessions under root in dsh's layout,
+// <root>/--<projectKey(cwd)>--/<id>/session.v<N>.jsonl, and returns the
+// bytes written. Session i repeats templates[i%len(templates)] to between
+// one and four times its size, under the id gen-<i> and one of 16 working
+// directories, in the generation file its header's version names; the
+// templates must be v2-framed sessions (v2, v3 or v4).
+func Store(root string, templates []string, n int) (int64, error) {
+	type loaded struct {
+		tmpl *Template
+		size int64
+	}
+	var all []loaded
+	for _, path := range templates {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return 0, err
+		}
+		tmpl, err := Load(bytes.NewReader(data))
+		if err != nil {
+			return 0, fmt.Errorf("%s: %w", path, err)
+		}
+		all = append(all, loaded{tmpl, int64(len(data))})
+	}
+	if len(all) == 0 {
+		return 0, errors.New("gen: no template")
+	}
+	var total int64
+	var buf bytes.Buffer
+	for i := range n {
+		t := all[i%len(all)]
+		buf.Reset()
+		if _, err := t.tmpl.Write(&buf, t.size*int64(1+i%4)); err != nil {
+			return total, err
+		}
+		project := "/home/dev/project-" + strconv.Itoa(i%16)
+		header, body, _ := bytes.Cut(buf.Bytes(), []byte("\n"))
+		hv, err := jsonv.Parse(header)
+		if err != nil {
+			return total, err
+		}
+		id := "gen-" + strconv.Itoa(i)
+		hv = hv.With("id", jsonv.StringValue(id)).With("cwd", jsonv.StringValue(project))
+		dir := filepath.Join(root, "--home-dev-project-"+strconv.Itoa(i%16)+"--", id)
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return total, err
+		}
+		out := append(hv.Append(nil), '\n')
+		out = append(out, body...)
+		version, _ := hv.Field("version").Count()
+		name := "session.v" + strconv.FormatInt(version, 10) + ".jsonl"
+		if err := os.WriteFile(filepath.Join(dir, name), out, 0o600); err != nil {
+			return total, err
+		}
+		total += int64(len(out))
+	}
+	return total, nil
 }
