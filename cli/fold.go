@@ -110,6 +110,7 @@ FILE may be "-" for standard input, and may be zstd or gzip compressed.`,
 var errStopFolding = errors.New("stop folding")
 
 func runFold(opts foldOptions, s *streams) error {
+	defer tuneReadHeap()()
 	if opts.request < 0 || opts.request > 0 && (opts.surface || opts.json) {
 		return usageErrorf("--request takes a positive K and goes alone (not with --surface or --json)")
 	}

@@ -73,6 +73,7 @@ on stderr say when the file was migrated in memory, was a normalized snapshot
 }
 
 func runInspect(opts inspectOptions, s *streams) error {
+	defer tuneReadHeap()()
 	if err := opts.filter.Check(); err != nil {
 		return &UsageError{Err: err}
 	}

@@ -130,6 +130,7 @@ worst: 1 when a file has problems, 3 when a file could not be read.`,
 
 // runVerify judges every input and writes the reports.
 func runVerify(opts verifyOptions, s *streams) error {
+	defer tuneReadHeap()()
 	run, err := newVerifyRun(opts, s)
 	if err != nil {
 		return err

@@ -318,7 +318,7 @@ func fields(data jsonv.Value) string {
 		case jsonv.Array:
 			parts = append(parts, m.Key+"=["+itoa(int64(m.Value.Len()))+"]")
 		case jsonv.String:
-			parts = append(parts, m.Key+"="+truncate(oneLine(m.Value.Text()), previewRunes))
+			parts = append(parts, m.Key+"="+preview(m.Value.Text()))
 		default:
 			parts = append(parts, m.Key+"="+m.Value.String())
 		}
@@ -338,17 +338,47 @@ func counts(v jsonv.Value) []int64 {
 }
 
 // quote previews text in double quotes, on one line and cut short.
-func quote(text string) string {
-	return strconv.Quote(truncate(oneLine(text), previewRunes))
-}
+func quote(text string) string { return strconv.Quote(preview(text)) }
 
 // preview is text on one line and cut short, without quotes.
-func preview(text string) string { return truncate(oneLine(text), previewRunes) }
+func preview(text string) string { return cutLine(text, previewRunes) }
 
-// oneLine collapses every run of white space (newlines included) to one
-// space and trims the ends.
-func oneLine(text string) string {
-	return strings.Join(strings.FieldsFunc(text, unicode.IsSpace), " ")
+// cutLine collapses every run of white space (newlines included) in text
+// to one space, trims the ends and cuts the result as truncate does,
+// reading only as much of text as it keeps: a message of megabytes costs
+// its first n runes.
+func cutLine(text string, n int) string {
+	var b strings.Builder
+	runes, cutAt := 0, 0 // cutAt: the bytes of the first n-1 runes
+	add := func(s string) {
+		b.WriteString(s)
+		if runes++; runes == n-1 {
+			cutAt = b.Len()
+		}
+	}
+	space := false // white space since the last rune kept
+	for i := 0; i < len(text) && runes <= n; {
+		r, size := utf8.DecodeRuneInString(text[i:])
+		switch {
+		case unicode.IsSpace(r):
+			space = b.Len() > 0
+		case space && runes == n:
+			runes++ // the space would be rune n+1
+		default:
+			if space {
+				add(" ")
+				space = false
+			}
+			add(text[i : i+size])
+		}
+		i += size
+	}
+	if runes <= n {
+		return b.String()
+	}
+	// As truncate does, by way of []rune: a byte that is not UTF-8 becomes
+	// U+FFFD.
+	return string([]rune(b.String()[:cutAt])) + "…"
 }
 
 // truncate cuts s to at most n runes, ending with "…" when it cut.

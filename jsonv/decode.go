@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // tape is the structure Parse found in one text: a node for every array and
@@ -267,10 +268,13 @@ func decodeString(text []byte) string {
 	}
 	out := make([]byte, 0, len(body))
 	for i := 0; i < len(body); {
-		c := body[i]
-		if c != '\\' {
-			out = append(out, c)
-			i++
+		if body[i] != '\\' { // copy up to the next escape at once
+			n := bytes.IndexByte(body[i:], '\\')
+			if n < 0 {
+				n = len(body) - i
+			}
+			out = append(out, body[i:i+n]...)
+			i += n
 			continue
 		}
 		switch body[i+1] {
@@ -301,7 +305,8 @@ func decodeString(text []byte) string {
 		}
 		i += 2
 	}
-	return string(out)
+	// out is not empty (body holds an escape) and never written again.
+	return unsafe.String(unsafe.SliceData(out), len(out))
 }
 
 // appendWTF8 appends r in UTF-8, writing a surrogate code point as the

@@ -409,6 +409,14 @@ func contentBlocksValue(v jsonv.Value, label string, version int) error {
 	return err
 }
 
+// CheckContentBlock applies the released rules of payload version to one
+// content block labelled label: the refusal CheckPayloadSemantics gives a
+// message whose content holds the block (at that label), when the rest of
+// the message is valid.
+func CheckContentBlock(block jsonv.Value, label string, version int) error {
+	return contentBlockValue(block, label, version)
+}
+
 func contentBlockValue(v jsonv.Value, label string, version int) error {
 	block, err := ReleasedRecord(v, label)
 	if err != nil {

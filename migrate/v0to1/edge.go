@@ -50,7 +50,7 @@ func (Edge) NewStage(in stage.StageInput) (stage.Stage, error) {
 	return &edgeStage{
 		header:     in.SourceHeader,
 		cut:        in.SourceCut,
-		messageIDs: map[int64]string{},
+		messageIDs: newMessageIDs(),
 		retryIDs:   map[string]string{},
 	}, nil
 }

@@ -398,7 +398,7 @@ func (s *edgeStage) toolResultID(ev session.Event) (string, error) {
 		return s.legacyMessageID(ev.Seq), nil
 	}
 	if n, ok := start.Number(); ok && n == float64(int64(n)) {
-		if id, known := s.messageIDs[int64(n)]; known {
+		if id, known := s.messageIDs.get(int64(n)); known {
 			return id, nil
 		}
 	}

@@ -16,7 +16,7 @@ type edgeStage struct {
 	// messageIDs maps the seq of each message event to its message id, so
 	// that a legacy flat tool result replacing an earlier message can take
 	// over its identity.
-	messageIDs map[int64]string
+	messageIDs *messageIDs
 	// retryIDs maps a legacy retry chain (turn, step, provider, policyKey)
 	// to the retry id its first llm/retry was given.
 	retryIDs map[string]string
@@ -76,7 +76,7 @@ func (s *edgeStage) normalize(ev session.Event) (session.Event, error) {
 		}
 	}
 	if id, ok := messageID(ev); ok {
-		s.messageIDs[ev.Seq] = id
+		s.messageIDs.set(ev.Seq, id)
 	}
 	return ev, nil
 }

@@ -336,22 +336,20 @@ func contentBlock(v jsonv.Value, label string) error {
 	case "file":
 		return fileBlock(block, label)
 	}
-	// The released rules check the block's own fields through a probe
-	// message; tool-result children were audited above.
-	probe := jsonv.ObjectValue(
-		jsonv.M("type", jsonv.StringValue("user/message")),
-		jsonv.M("seq", jsonv.IntValue(0)),
-		jsonv.M("time", jsonv.IntValue(0)),
-		jsonv.M("data", jsonv.ObjectValue(
-			jsonv.M("id", jsonv.StringValue("content-admission")),
-			jsonv.M("role", jsonv.StringValue("user")),
-			jsonv.M("source", jsonv.ObjectValue(jsonv.M("kind", jsonv.StringValue("user")))),
-			jsonv.M("content", jsonv.ArrayValue(leaf)))))
-	if err := v2.CheckPayloadSemantics(session.Event{Type: "user/message", Row: probe}, 2); err != nil {
+	// dsh checks the block's own fields with the released rules of a probe
+	// user/message 0 (payload version 2) whose content is the block alone;
+	// the rest of that probe is valid, so only the block can be refused,
+	// as the probe's first content block. Tool-result children were audited
+	// above.
+	if err := v2.CheckContentBlock(leaf, probeBlockLabel, 2); err != nil {
 		return session.FormatErrorf("%s: invalid message content kind %s: %s", label, typ.String(), refusalString(err))
 	}
 	return nil
 }
+
+// probeBlockLabel is how the released rules name the only content block of
+// dsh's probe message.
+const probeBlockLabel = "user/message 0 content[0]"
 
 func fileBlock(block jsonv.Value, label string) error {
 	if err := v3.Fields(block, []string{"type", "attachment"}, nil, v3.Named(label+` kind "file"`)); err != nil {

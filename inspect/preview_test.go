@@ -1,0 +1,37 @@
+package inspect
+
+import (
+	"math/rand/v2"
+	"strings"
+	"testing"
+	"unicode"
+)
+
+// cutLine reads only the start of a text but must cut it exactly as
+// collapsing the whole text and then truncating it does.
+func TestCutLineIsTruncatedOneLine(t *testing.T) {
+	oneLine := func(text string) string { return strings.Join(strings.FieldsFunc(text, unicode.IsSpace), " ") }
+	texts := []string{
+		"", " ", "a", "  a  b  ", "a\n\n\tb", strings.Repeat("x", 39), strings.Repeat("x", 40),
+		strings.Repeat("x", 41), strings.Repeat("x", 40) + "   ", strings.Repeat("x", 40) + " y",
+		strings.Repeat("x", 39) + " y", strings.Repeat("x", 38) + " y z", strings.Repeat("é", 45),
+		strings.Repeat("ab ", 30), "\u00a0lead\u2028sep\u3000", "bad \xff\xfe bytes " + strings.Repeat("\xed\xa0\x80", 20),
+		strings.Repeat("\xe2 ", 50), strings.Repeat("\ufffd", 41),
+	}
+	pieces := []string{"a", "bc", " ", "\n", "\t\t", "é", "\u00a0", "\xff", "\xed\xa0\x80", "\xe2", "世界", "\ufffd"}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for range 3000 {
+		var b strings.Builder
+		for range rng.IntN(60) {
+			b.WriteString(pieces[rng.IntN(len(pieces))])
+		}
+		texts = append(texts, b.String())
+	}
+	for _, text := range texts {
+		for _, n := range []int{1, 2, 5, previewRunes} {
+			if got, want := cutLine(text, n), truncate(oneLine(text), n); got != want {
+				t.Errorf("cutLine(%q, %d) = %q, want %q", text, n, got, want)
+			}
+		}
+	}
+}
