@@ -189,8 +189,9 @@ func (s *Summary) refuse(err error) {
 // gives "". A directory not named like one gives "".
 func projectOf(path string) string {
 	name := filepath.Base(filepath.Dir(filepath.Dir(path)))
-	key, ok := strings.CutPrefix(name, "--")
-	if key, ok = strings.CutSuffix(key, "--"); !ok || key == "" {
+	key, prefixed := strings.CutPrefix(name, "--")
+	key, suffixed := strings.CutSuffix(key, "--")
+	if !prefixed || !suffixed || key == "" {
 		return ""
 	}
 	if decoded, ok := store.DecodeSegment(key); ok {
