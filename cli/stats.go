@@ -173,6 +173,15 @@ func printStatsJSON(s *streams, sessions []stats.Session, total stats.Total) err
 	}{sessions, total})
 }
 
+// statsRow is one row of the sessions table: a session's or the total's.
+func statsRow(name string, c stats.Counts, calls int, u stats.Usage, breaks int) []string {
+	return []string{name, strconv.Itoa(c.Turns), strconv.Itoa(c.Steps), strconv.Itoa(c.Requests),
+		strconv.Itoa(c.FailedRequests), strconv.Itoa(c.Retries), strconv.Itoa(c.Cancels), strconv.Itoa(c.Compactions),
+		strconv.Itoa(c.CrashesRepaired), strconv.Itoa(calls), itoa(u.InputTokens), itoa(u.OutputTokens),
+		itoa(u.CacheReadTokens), hitShare(u), strconv.Itoa(breaks)}
+}
+
+// printStatsTables prints the sessions, tools, models and cache-break tables.
 func printStatsTables(s *streams, sessions []stats.Session, total stats.Total) error {
 	header := []string{"SESSION", "TURNS", "STEPS", "REQS", "FAILED", "RETRIES", "CANCELS", "COMPACTIONS", "CRASHES", "TOOL CALLS", "IN", "OUT", "CACHE READ", "CACHE HIT", "BREAKS"}
 	right := []bool{false, true, true, true, true, true, true, true, true, true, true, true, true, true, true}
@@ -182,10 +191,7 @@ func printStatsTables(s *streams, sessions []stats.Session, total stats.Total) e
 		for _, t := range x.Tools {
 			calls += t.Calls
 		}
-		rows = append(rows, []string{x.Path, strconv.Itoa(x.Turns), strconv.Itoa(x.Steps), strconv.Itoa(x.Requests),
-			strconv.Itoa(x.FailedRequests), strconv.Itoa(x.Retries), strconv.Itoa(x.Cancels), strconv.Itoa(x.Compactions),
-			strconv.Itoa(x.CrashesRepaired), strconv.Itoa(calls), itoa(x.Usage.InputTokens), itoa(x.Usage.OutputTokens),
-			itoa(x.Usage.CacheReadTokens), hitShare(x.Usage), strconv.Itoa(len(x.Breaks))})
+		rows = append(rows, statsRow(x.Path, x.Counts, calls, x.Usage, len(x.Breaks)))
 	}
 	if len(sessions) > 1 {
 		calls, breaks := 0, 0
@@ -195,10 +201,7 @@ func printStatsTables(s *streams, sessions []stats.Session, total stats.Total) e
 		for _, c := range total.Causes {
 			breaks += c.Breaks
 		}
-		rows = append(rows, []string{fmt.Sprintf("TOTAL (%d sessions)", total.Sessions), strconv.Itoa(total.Turns), strconv.Itoa(total.Steps),
-			strconv.Itoa(total.Requests), strconv.Itoa(total.FailedRequests), strconv.Itoa(total.Retries), strconv.Itoa(total.Cancels),
-			strconv.Itoa(total.Compactions), strconv.Itoa(total.CrashesRepaired), strconv.Itoa(calls), itoa(total.Usage.InputTokens),
-			itoa(total.Usage.OutputTokens), itoa(total.Usage.CacheReadTokens), hitShare(total.Usage), strconv.Itoa(breaks)})
+		rows = append(rows, statsRow(fmt.Sprintf("TOTAL (%d sessions)", total.Sessions), total.Counts, calls, total.Usage, breaks))
 	}
 	if err := printTable(s.out, header, right, rows); err != nil {
 		return err

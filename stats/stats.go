@@ -23,16 +23,8 @@ import (
 	"github.com/dshlog/dshlog/verify"
 )
 
-// Session is the statistics of one session log.
-type Session struct {
-	Path   string `json:"path"`
-	ID     string `json:"id"`
-	Format int    `json:"format"`
-	// Complete is false when dsh refuses the log part way: the counts then
-	// cover the events before the refusal, and Problem says why.
-	Complete bool   `json:"complete"`
-	Problem  string `json:"problem,omitempty"`
-
+// Counts are the events of a session, or of several, counted by kind.
+type Counts struct {
 	Turns    int `json:"turns"`
 	Steps    int `json:"steps"`
 	Requests int `json:"requests"`
@@ -46,6 +38,31 @@ type Session struct {
 	Cancels         int `json:"cancels"`
 	CrashesRepaired int `json:"crashesRepaired"`
 	Compactions     int `json:"compactions"`
+}
+
+// add adds o to c.
+func (c *Counts) add(o Counts) {
+	c.Turns += o.Turns
+	c.Steps += o.Steps
+	c.Requests += o.Requests
+	c.FailedRequests += o.FailedRequests
+	c.Retries += o.Retries
+	c.Cancels += o.Cancels
+	c.CrashesRepaired += o.CrashesRepaired
+	c.Compactions += o.Compactions
+}
+
+// Session is the statistics of one session log.
+type Session struct {
+	Path   string `json:"path"`
+	ID     string `json:"id"`
+	Format int    `json:"format"`
+	// Complete is false when dsh refuses the log part way: the counts then
+	// cover the events before the refusal, and Problem says why.
+	Complete bool   `json:"complete"`
+	Problem  string `json:"problem,omitempty"`
+
+	Counts
 
 	Tools  []Tool  `json:"tools"`
 	Models []Model `json:"models"`
@@ -366,19 +383,12 @@ type Cause struct {
 
 // Total is the statistics of several sessions added up.
 type Total struct {
-	Sessions        int     `json:"sessions"`
-	Turns           int     `json:"turns"`
-	Steps           int     `json:"steps"`
-	Requests        int     `json:"requests"`
-	FailedRequests  int     `json:"failedRequests"`
-	Retries         int     `json:"retries"`
-	Cancels         int     `json:"cancels"`
-	CrashesRepaired int     `json:"crashesRepaired"`
-	Compactions     int     `json:"compactions"`
-	Extending       int     `json:"extending"`
-	Tools           []Tool  `json:"tools"`
-	Models          []Model `json:"models"`
-	Usage           Usage   `json:"usage"`
+	Sessions int `json:"sessions"`
+	Counts
+	Extending int     `json:"extending"`
+	Tools     []Tool  `json:"tools"`
+	Models    []Model `json:"models"`
+	Usage     Usage   `json:"usage"`
 	// Causes are the breaks grouped by cause, in verify.Causes order, each
 	// cause listed (with zero breaks when none).
 	Causes []Cause `json:"causes"`
@@ -395,14 +405,7 @@ func Sum(sessions []Session) Total {
 		causes[cause] = i
 	}
 	for _, s := range sessions {
-		t.Turns += s.Turns
-		t.Steps += s.Steps
-		t.Requests += s.Requests
-		t.FailedRequests += s.FailedRequests
-		t.Retries += s.Retries
-		t.Cancels += s.Cancels
-		t.CrashesRepaired += s.CrashesRepaired
-		t.Compactions += s.Compactions
+		t.Counts.add(s.Counts)
 		t.Extending += s.Extending
 		t.Usage.Add(s.Usage)
 		for _, tool := range s.Tools {
