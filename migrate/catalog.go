@@ -166,8 +166,11 @@ type restore struct {
 	stream        *Stream // nil when the stored version is current
 	validation    Validation
 	check         validator
-	sourceCut     int64
-	entry         stage.Emit // where decoded items go
+	// checkElsewhere says that the caller gives every event to check and
+	// calls judge itself, instead of collect and finish.
+	checkElsewhere bool
+	sourceCut      int64
+	entry          stage.Emit // where decoded items go
 }
 
 // newRestore starts restoring the session whose header value is hv: each
@@ -189,7 +192,9 @@ func (c *catalog) newRestore(hv jsonv.Value, recovery v2.Recovery, validation Va
 	r := &restore{SourceVersion: version, current: c.chain.Current(), decoder: dec, validation: validation, sourceCut: dec.HeaderCut()}
 	collect := func(item stage.Item) error {
 		return item.EachEvent(func(ev session.Event) error {
-			r.check.Add(ev)
+			if !r.checkElsewhere {
+				r.check.Add(ev)
+			}
 			return sink(ev)
 		})
 	}
@@ -228,9 +233,16 @@ func (r *restore) decodeChecked(row jsonv.Value, c v2.RowCheck) error {
 	return r.decoder.(rowChecker).DecodeChecked(row, c, r.entry)
 }
 
+// eventsMayMoveOn reports whether the restored events may be looked into by
+// another goroutine as soon as they are handed on: no codec or stage on
+// the way looks into an event again after emitting it. The v1→v2 stage
+// does (it reads the previous row when the next one comes), so a session
+// stored before v2 may not.
+func (r *restore) eventsMayMoveOn() bool { return r.SourceVersion >= 2 }
+
 // finish ends the restore as dsh's catalog does: the codec's final checks,
-// then the stages in order, then the artifact check. It returns the current
-// inherited cut.
+// then the stages in order, then the artifact check (unless the caller runs
+// it). It returns the current inherited cut.
 func (r *restore) finish() (int64, error) {
 	cut, err := r.decoder.Finish(r.entry)
 	if err != nil {
@@ -244,13 +256,22 @@ func (r *restore) finish() (int64, error) {
 			return 0, err
 		}
 	}
+	if r.checkElsewhere {
+		return cut, nil
+	}
+	return cut, r.judge(cut)
+}
+
+// judge runs the artifact check's verdict on the whole session, given its
+// current inherited cut: a migrated artifact's refusal is the migration's.
+func (r *restore) judge(cut int64) error {
 	if err := r.check.Finish(cut); err != nil {
 		if r.stream == nil || r.validation == Current || isUnsupported(err) {
-			return 0, err
+			return err
 		}
-		return 0, session.Unsupportedf("Session migration from v%d to v%d refuses the transformed artifact: %s", r.SourceVersion, r.current, err.Error())
+		return session.Unsupportedf("Session migration from v%d to v%d refuses the transformed artifact: %s", r.SourceVersion, r.current, err.Error())
 	}
-	return cut, nil
+	return nil
 }
 
 // noCheck is the artifact check of a restore that asks for none.

@@ -58,6 +58,7 @@ type Reader struct {
 	cut     int64
 	done    bool
 	rows    int64 // body rows seen, for snapshot restoration
+	text    int64 // bytes of body text read
 }
 
 // NewReader reads the header of the session in lines and returns a Reader of
@@ -183,6 +184,7 @@ func (r *Reader) fill() error {
 		r.torn = true
 		return r.finish()
 	}
+	r.text += int64(len(line.Text))
 	row, err := line.row, line.err
 	if err != nil {
 		if r.issue == nil {
@@ -223,6 +225,29 @@ func (r *Reader) finish() error {
 		return lineError(r.lines, 0, err)
 	}
 	r.cut = cut
+	return nil
+}
+
+// takeCheck takes the artifact check over from a Reader that has not
+// handed out any event yet, when its events may be looked into on another
+// goroutine (see restore.eventsMayMoveOn): the caller must then give the
+// check every event Next returns, in order, and call judge once Next has
+// returned io.EOF and the check has seen them all. It reports false, and
+// keeps the check, otherwise.
+func (r *Reader) takeCheck() (validator, bool) {
+	if r.ahead != nil || r.done || !r.restore.eventsMayMoveOn() {
+		return nil, false
+	}
+	r.restore.checkElsewhere = true
+	return r.restore.check, true
+}
+
+// judge returns the artifact check's verdict, after takeCheck, once Next has
+// returned io.EOF: the refusal Next would have returned instead.
+func (r *Reader) judge() error {
+	if err := r.restore.judge(r.cut); err != nil {
+		return lineError(r.lines, 0, err)
+	}
 	return nil
 }
 

@@ -15,7 +15,9 @@ import (
 // ReleasedV3ToV4Stage). It holds small state: the seqs before which it
 // inserted a turn/end (the whole source→target seq mapping follows from
 // them), the own catalog entries after the last inherited marker, and a few
-// scalars of the open turn, cut, time and delivery.
+// scalars of the open turn, cut, time and delivery. It never looks into an
+// event again once it has emitted it, so that what follows the stage may
+// read the emitted events on another goroutine.
 type migration struct {
 	header     session.Header
 	sourceCut  int64 // the chain's predeclared source cut, or -1
@@ -24,7 +26,7 @@ type migration struct {
 	count      int64         // source events seen
 	next       int64         // next target seq
 	insertions []int64       // source seqs before which a turn/end was inserted, ascending
-	catalogs   []jsonv.Value // own subagent/catalog payloads, checked at Finish
+	catalogs   []catalogFact // own subagent/catalog facts, judged at Finish
 
 	cut       int64 // target seq of the last inherited marker (0 unseeded), -1 before one
 	markerSeq int64 // source seq of that marker
@@ -88,7 +90,8 @@ func (s *migration) transform(ev session.Event, emit stage.Emit) error {
 		s.markerSeq, s.cut = ev.Seq, target
 		s.catalogs = s.catalogs[:0]
 	} else if ev.Type == "subagent/catalog" {
-		s.catalogs = append(s.catalogs, ev.Data())
+		entry, err := v4.CatalogFact(ev.Data(), "subagent/catalog")
+		s.catalogs = append(s.catalogs, catalogFact{entry, err})
 	}
 	if err := s.observeDelivery(ev); err != nil {
 		return err
@@ -189,8 +192,8 @@ func (s *migration) Finish(emit stage.Emit) (int64, error) {
 		return 0, session.FormatErrorf("V3 inherited event count must be a non-negative safe integer")
 	}
 	existing := map[string]v4.CatalogEntry{}
-	for _, data := range s.catalogs {
-		entry, err := v4.CatalogFact(data, "subagent/catalog")
+	for _, c := range s.catalogs {
+		entry, err := c.entry, c.err
 		if err != nil {
 			return 0, err
 		}
@@ -232,6 +235,14 @@ func (s *migration) Finish(emit stage.Emit) (int64, error) {
 		s.next++
 	}
 	return s.cut, nil
+}
+
+// catalogFact is an own subagent/catalog payload read as a catalog entry
+// when the event went by; its refusal waits for Finish, which reports the
+// first one after the last inherited marker.
+type catalogFact struct {
+	entry v4.CatalogEntry
+	err   error
 }
 
 // sameEntry is dsh's comparison of an existing catalog entry with a child's
