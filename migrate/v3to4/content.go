@@ -1,6 +1,8 @@
 package v3to4
 
 import (
+	"bytes"
+
 	"github.com/dshlog/dshlog/codec/v4"
 	"github.com/dshlog/dshlog/jsonv"
 	"github.com/dshlog/dshlog/session"
@@ -137,7 +139,7 @@ func migrateStream(stream jsonv.Value, subject subject) (jsonv.Value, bool, erro
 	var mapped []jsonv.Value
 	for i, entry := range v4.StreamChunks(stream) {
 		out, changed := entry, false
-		if tag, _ := entry.Peek("type"); isString(tag, "chunk") && !knownChunkKinds(entry) {
+		if unknownChunkKind(entry) {
 			chunk, _ := entry.Peek("chunk")
 			chunk, chunkChanged, err := migrateChunk(chunk, func() string { return subject() + ".stream[" + itoa(int64(i)) + "]" })
 			if err != nil {
@@ -160,6 +162,17 @@ func migrateStream(stream jsonv.Value, subject subject) (jsonv.Value, bool, erro
 	return jsonv.ArrayValue(mapped...), true, nil
 }
 
+// unknownChunkKind reports whether a stream entry is a chunk whose chunk
+// migrateChunk may change or refuse: a block-start or block-end chunk whose
+// block kind is not one v3 knows. The canonical text of the entries dsh
+// writes answers without peeking.
+func unknownChunkKind(entry jsonv.Value) bool {
+	if unknown, sure := canonicalUnknownChunkKind(entry.Raw()); sure {
+		return unknown
+	}
+	return isString(peekTag(entry), "chunk") && !knownChunkKinds(entry)
+}
+
 // knownChunkKinds reports whether migrateChunk would keep a chunk entry's
 // chunk as it is without refusing: it is no block-start or block-end chunk,
 // or the block kind it names is one v3 knows.
@@ -175,6 +188,76 @@ func knownChunkKinds(entry jsonv.Value) bool {
 	}
 	typ, ok := kind.Str()
 	return ok && v3BlockTypes[typ]
+}
+
+// The canonical text of stream entries up to their type tag, and of the
+// two block chunk entries dsh writes up to the block kind:
+// {"type":"chunk","time":T,"chunk":{"type":"block-start","index":I,
+// "blockType":"K"}} and {"type":"chunk","time":T,"chunk":{"type":
+// "block-end","index":I,"block":{"type":"K",…}}}.
+var (
+	entryHead      = []byte(`{"type":"`)
+	chunkEntryHead = []byte(`{"type":"chunk","time":`)
+	blockStartHead = []byte(`,"chunk":{"type":"block-start","index":`)
+	blockStartKind = []byte(`,"blockType":"`)
+	blockEndHead   = []byte(`,"chunk":{"type":"block-end","index":`)
+	blockEndKind   = []byte(`,"block":{"type":"`)
+	blockChunkTag  = []byte(`"block-`)
+)
+
+// canonicalUnknownChunkKind is unknownChunkKind read off the canonical text
+// of a stream entry (nil when the entry has none), with sure false when the
+// text does not settle it. Canonical text (JSON.stringify's) has no
+// repeated key and one spelling for each string, so an entry whose first
+// key is type tells its tag by its first bytes, a chunk entry without a
+// "block-start" or "block-end" string is no block chunk, and a block chunk
+// in dsh's shape names its kind at a fixed place.
+func canonicalUnknownChunkKind(raw []byte) (unknown, sure bool) {
+	tag, ok := bytes.CutPrefix(raw, entryHead)
+	if !ok {
+		return false, false
+	}
+	if !bytes.HasPrefix(tag, []byte(`chunk"`)) {
+		return false, true // another tag than "chunk"
+	}
+	rest, ok := bytes.CutPrefix(raw, chunkEntryHead)
+	if !ok {
+		return false, false
+	}
+	rest = skipNumber(rest)
+	var kind, tail []byte
+	switch {
+	case bytes.HasPrefix(rest, blockStartHead):
+		rest, ok = bytes.CutPrefix(skipNumber(rest[len(blockStartHead):]), blockStartKind)
+		kind, tail, _ = bytes.Cut(rest, []byte(`"`))
+		ok = ok && string(tail) == "}}"
+	case bytes.HasPrefix(rest, blockEndHead):
+		rest, ok = bytes.CutPrefix(skipNumber(rest[len(blockEndHead):]), blockEndKind)
+		var closed bool
+		kind, _, closed = bytes.Cut(rest, []byte(`"`))
+		ok = ok && closed
+	default:
+		return false, !bytes.Contains(raw, blockChunkTag)
+	}
+	if !ok || bytes.IndexByte(kind, '\\') >= 0 {
+		return false, false
+	}
+	return !v3BlockTypes[string(kind)], true
+}
+
+// skipNumber returns text after the JSON number it starts with.
+func skipNumber(text []byte) []byte {
+	i := 0
+	for i < len(text) && (text[i] >= '0' && text[i] <= '9' || text[i] == '-' || text[i] == '+' || text[i] == '.' || text[i] == 'e' || text[i] == 'E') {
+		i++
+	}
+	return text[i:]
+}
+
+// peekTag returns the type tag of a stream entry without decoding it.
+func peekTag(v jsonv.Value) jsonv.Value {
+	tag, _ := v.Peek("type")
+	return tag
 }
 
 func migrateChunk(chunk jsonv.Value, subject subject) (jsonv.Value, bool, error) {

@@ -83,3 +83,77 @@ func FuzzV3ToV4(f *testing.F) {
 		}
 	})
 }
+
+// chunkEntries are stream entries in and around the shapes
+// canonicalUnknownChunkKind reads: dsh's own, other key orders, extra
+// members, escapes, kinds v3 does not know, non-canonical text.
+var chunkEntries = []struct {
+	text string
+	sure bool // the canonical text must settle it
+}{
+	{`{"type":"chunk","time":1788699367607,"chunk":{"type":"block-start","index":0,"blockType":"reasoning"}}`, true},
+	{`{"type":"chunk","time":-1.5e3,"chunk":{"type":"block-start","index":12,"blockType":"tool-call"}}`, false},
+	{`{"type":"chunk","time":1,"chunk":{"type":"block-start","index":0,"blockType":"web-search"}}`, true},
+	{`{"type":"chunk","time":1,"chunk":{"type":"block-start","index":0,"blockType":"text","extra":1}}`, false},
+	{`{"type":"chunk","time":1,"chunk":{"type":"block-start","index":0,"blockType":"te\"xt"}}`, false},
+	{`{"type":"chunk","time":1,"chunk":{"type":"block-start","index":0,"blockType":"\u0000"}}`, false},
+	{`{"type":"chunk","time":1,"chunk":{"type":"block-start","index":0,"blockType":7}}`, false},
+	{`{"type":"chunk","time":1,"chunk":{"type":"block-start","index":0}}`, false},
+	{`{"type":"chunk","time":1,"chunk":{"index":0,"type":"block-start","blockType":"plugin:x"}}`, false},
+	{`{"type":"chunk","time":1,"chunk":{"type":"block-start","index":0,"blockType":"text"},"note":"block-end"}`, false},
+	{`{"type":"chunk","time":1,"chunk":{"type":"block-end","index":0,"block":{"type":"reasoning","text":"The \"block-start\""}}}`, true},
+	{`{"type":"chunk","time":1,"chunk":{"type":"block-end","index":1,"block":{"type":"tool-call","id":"c","name":"w","arguments":"{}"}}}`, true},
+	{`{"type":"chunk","time":1,"chunk":{"type":"block-end","index":1,"block":{"type":"image-gen"}}}`, true},
+	{`{"type":"chunk","time":1,"chunk":{"type":"block-end","index":1,"block":{"text":"x","type":"text"}}}`, false},
+	{`{"type":"chunk","time":1,"chunk":{"type":"block-end","index":1,"block":"text"}}`, false},
+	{`{"type":"chunk","time":1,"chunk":{"type":"block-end","index":1}}`, false},
+	{`{"type":"chunk","time":1,"chunk":{"type":"usage","usage":{"inputTokens":1}}}`, true},
+	{`{"type":"chunk","time":1,"chunk":{"type":"finish","reason":{"kind":"block-end"}}}`, false},
+	{`{"type":"chunk","time":1,"chunk":"block-start"}`, false},
+	{`{"type":"chunk","chunk":{"type":"block-start","index":0,"blockType":"x"},"time":1}`, false},
+	{`{"type":"reasoning-chunks","time0":1,"index":0,"dt":[1,0],"texts":["a","b"]}`, true},
+	{`{"type":"text-chunks","time0":1,"index":0,"dt":[1],"texts":["block-start"]}`, true},
+	{`{"type":"chunkx","time":1,"chunk":{"type":"block-start","index":0,"blockType":"x"}}`, true},
+	{`{"time":1,"type":"chunk","chunk":{"type":"block-start","index":0,"blockType":"x"}}`, false},
+	{`{"type": "chunk", "time": 1, "chunk": {"type": "block-start", "index": 0, "blockType": "x"}}`, false},
+	{`{"type":"chunk","time":1,"chunk":{"type":"block-start","index":0,"blockType":"x"}}`, true},
+	{`[1,2]`, false},
+	{`"chunk"`, false},
+}
+
+// TestCanonicalChunkKinds requires the canonical-text reading of every
+// sample entry, when it is sure, to agree with peeking, and to be sure of
+// the entries dsh writes.
+func TestCanonicalChunkKinds(t *testing.T) {
+	for _, e := range chunkEntries {
+		if sure := checkChunkKinds(t, []byte(e.text)); e.sure && !sure {
+			t.Errorf("%s: the canonical text does not settle it", e.text)
+		}
+	}
+}
+
+// checkChunkKinds compares the two readings of one entry and reports
+// whether the canonical one was sure.
+func checkChunkKinds(t *testing.T, text []byte) bool {
+	t.Helper()
+	entry, err := jsonv.Parse(text)
+	if err != nil {
+		return false
+	}
+	peeked := isString(peekTag(entry), "chunk") && !knownChunkKinds(entry)
+	unknown, sure := canonicalUnknownChunkKind(entry.Raw())
+	if sure && unknown != peeked {
+		t.Errorf("%s: canonical text says unknown=%v, peeking %v", text, unknown, peeked)
+	}
+	if got := unknownChunkKind(entry); got != peeked {
+		t.Errorf("%s: unknownChunkKind %v, peeking %v", text, got, peeked)
+	}
+	return sure
+}
+
+func FuzzCanonicalChunkKinds(f *testing.F) {
+	for _, e := range chunkEntries {
+		f.Add([]byte(e.text))
+	}
+	f.Fuzz(func(t *testing.T, text []byte) { checkChunkKinds(t, text) })
+}
