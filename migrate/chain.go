@@ -236,6 +236,9 @@ func (s *Stream) Finish() (int64, error) {
 const maxSafeInteger = 1<<53 - 1
 
 func unwrapSink(err error) error {
+	if err == nil {
+		return nil // before errors.As, whose target would escape for every item
+	}
 	var pass *sinkError
 	if errors.As(err, &pass) {
 		return pass.err
