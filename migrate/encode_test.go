@@ -210,3 +210,40 @@ func TestBatchFull(t *testing.T) {
 		}
 	}
 }
+
+// TestTakeCheck pins which sessions have their check and encoding run
+// behind the migration: those stored from v2 on, whose codecs and stages
+// never look into an event after handing it on, and only before the first
+// event has been read.
+func TestTakeCheck(t *testing.T) {
+	for _, tc := range []struct {
+		path string
+		want bool
+	}{
+		{"restored/fs-write/session.jsonl", false},         // v0
+		{"golden/edge2/v1-header/session.v1.jsonl", false}, // v1: v1→v2 looks back
+		{"dsh/skill-load/session.v2.jsonl", true},
+		{"restored/fs-write/session.v3.jsonl", true},
+		{"restored/fs-write/session.v4.jsonl", true},
+	} {
+		src, err := Open(filepath.Join(corpus, tc.path), nil, OpenOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, got := src.Reader.takeCheck(); got != tc.want {
+			t.Errorf("%s: takeCheck %v, want %v", tc.path, got, tc.want)
+		}
+		src.Close()
+		src, err = Open(filepath.Join(corpus, tc.path), nil, OpenOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := src.Reader.Next(); err != nil {
+			t.Fatal(err)
+		}
+		if _, got := src.Reader.takeCheck(); got {
+			t.Errorf("%s: takeCheck after the first event", tc.path)
+		}
+		src.Close()
+	}
+}
