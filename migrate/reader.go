@@ -3,6 +3,13 @@
 // chain of adjacent stateful stages (v0→v1→v2→v3→v4) transforms them one at a
 // time, and the v4 writer encodes the result. It also publishes the migrated
 // generation beside its source with dsh's file protocol.
+//
+// Memory and goroutines: lines are read and parsed a little ahead of the
+// codec on goroutines of their own (about a megabyte of text and its
+// parses), and Encode checks, encodes and writes the events of a session
+// stored from v2 on a few batches behind the migration on another (the
+// events of about half a megabyte of source text); besides that, a session
+// holds its longest row and what its stages remember.
 package migrate
 
 import (
