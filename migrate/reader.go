@@ -8,8 +8,8 @@
 // codec on goroutines of their own (about a megabyte of text and its
 // parses), and Encode checks, encodes and writes the events of a session
 // stored from v2 on a few batches behind the migration on another (the
-// events of about half a megabyte of source text); besides that, a session
-// holds its longest row and what its stages remember.
+// events of at most about a megabyte of source text); besides that, a
+// session holds its longest row and what its stages remember.
 package migrate
 
 import (
