@@ -46,19 +46,19 @@ func (t *tape) value(start, end int, i uint32, box *container) Value {
 	text := t.data[start:end]
 	switch text[0] {
 	case '{':
-		return Value{kind: Object, c: t.container(i, text, box)}
+		return containerValue(Object, t.container(i, text, box))
 	case '[':
-		return Value{kind: Array, c: t.container(i, text, box)}
+		return containerValue(Array, t.container(i, text, box))
 	case '"':
-		return Value{kind: String, str: decodeValue(text)}
+		return stringValue(decodeValue(text))
 	case 't':
-		return Value{kind: Bool, b: true}
+		return Value{kind: Bool, n: 1}
 	case 'f':
 		return Value{kind: Bool}
 	case 'n':
 		return Value{}
 	}
-	return Value{kind: Number, num: parseNumber(text)}
+	return numberValue(parseNumber(text))
 }
 
 func (t *tape) container(i uint32, text []byte, box *container) *container {
@@ -109,7 +109,7 @@ func skipString(data []byte, i int) int {
 func (c *container) decode(kind Kind) {
 	if c.unscanned {
 		scanned, _ := Parse(c.raw) // Detach's copy: Append's output, so valid
-		*c = *scanned.c
+		*c = *scanned.c()
 	}
 	t := c.tape
 	if t == nil {
@@ -166,19 +166,21 @@ func (c *container) decode(kind Kind) {
 }
 
 func (v Value) elements() []Value {
-	if v.c == nil {
+	c := v.c()
+	if c == nil {
 		return nil
 	}
-	v.c.decode(Array)
-	return v.c.elems
+	c.decode(Array)
+	return c.elems
 }
 
 func (v Value) objectMembers() []Member {
-	if v.c == nil {
+	c := v.c()
+	if c == nil {
 		return nil
 	}
-	v.c.decode(Object)
-	return v.c.members
+	c.decode(Object)
+	return c.members
 }
 
 // jsOrder returns members (which it may reuse) in the order a JavaScript

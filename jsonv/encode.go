@@ -14,17 +14,17 @@ func (v Value) Append(dst []byte) []byte {
 	case Null:
 		return append(dst, "null"...)
 	case Bool:
-		if v.b {
+		if v.n != 0 {
 			return append(dst, "true"...)
 		}
 		return append(dst, "false"...)
 	case Number:
-		return appendNumber(dst, v.num)
+		return appendNumber(dst, v.num())
 	case String:
-		return AppendString(dst, v.str)
+		return AppendString(dst, v.str())
 	case Array:
-		if v.c.raw != nil && v.c.canonical {
-			return append(dst, v.c.raw...)
+		if c := v.c(); c != nil && c.raw != nil && c.canonical {
+			return append(dst, c.raw...)
 		}
 		dst = append(dst, '[')
 		for i, e := range v.elements() {
@@ -35,11 +35,12 @@ func (v Value) Append(dst []byte) []byte {
 		}
 		return append(dst, ']')
 	}
-	if v.c == nil {
+	c := v.c()
+	if c == nil {
 		return append(dst, "{}"...)
 	}
-	if v.c.raw != nil && v.c.canonical {
-		return append(dst, v.c.raw...)
+	if c.raw != nil && c.canonical {
+		return append(dst, c.raw...)
 	}
 	dst = append(dst, '{')
 	for i, m := range v.objectMembers() {
@@ -63,8 +64,8 @@ func (v Value) String() string { return string(v.Append(nil)) }
 // Append writes, and nil otherwise (changed values, non-canonical input,
 // scalars).
 func (v Value) Raw() []byte {
-	if v.c != nil && v.c.canonical {
-		return v.c.raw
+	if c := v.c(); c != nil && c.canonical {
+		return c.raw
 	}
 	return nil
 }

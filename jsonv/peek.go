@@ -20,14 +20,15 @@ func (v Value) Peek(key string) (Value, bool) { return v.PeekPath(key) }
 func (v Value) PeekPath(keys ...string) (Value, bool) {
 	cur := v
 	for i := 0; i < len(keys); i++ {
-		if cur.kind != Object || cur.c == nil {
+		c := cur.c()
+		if cur.kind != Object || c == nil {
 			return Value{}, false
 		}
-		if cur.c.unscanned { // Detach's copy: scan it afresh, leaving it undecoded
-			scanned, _ := Parse(cur.c.raw)
-			cur = scanned
+		if c.unscanned { // Detach's copy: scan it afresh, leaving it undecoded
+			cur, _ = Parse(c.raw)
+			c = cur.c()
 		}
-		t := cur.c.tape
+		t := c.tape
 		if t == nil { // decoded, or built
 			m, ok := cur.Get(keys[i])
 			if !ok {
@@ -36,8 +37,8 @@ func (v Value) PeekPath(keys ...string) (Value, bool) {
 			cur = m
 			continue
 		}
-		node := cur.c.node
-		start := int(t.nodes[node].end) - len(cur.c.raw)
+		node := c.node
+		start := int(t.nodes[node].end) - len(c.raw)
 		for ; ; i++ {
 			vStart, vEnd, vNode, ok := t.find(node, start, keys[i])
 			switch {
@@ -104,7 +105,7 @@ func keyIs(text []byte, key string) bool {
 func (v Value) MayHoldString(s string) bool {
 	raw := v.Raw()
 	if raw == nil {
-		return v.kind == Array || v.kind == Object || (v.kind == String && v.str == s)
+		return v.kind == Array || v.kind == Object || (v.kind == String && v.str() == s)
 	}
 	var buf [64]byte
 	return containsQuoted(raw, AppendString(buf[:0], s))

@@ -24,6 +24,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"unsafe"
 )
 
 // Kind is the JSON type of a Value.
@@ -51,12 +52,54 @@ func (k Kind) String() string {
 }
 
 // Value is one JSON value. The zero Value is null.
+//
+// It is three words, since slices of Values and Members are most of what
+// decoding allocates: p is a string's bytes or an array's or object's
+// container, n a string's length, a number's bits or a boolean's 0 or 1.
 type Value struct {
+	p    unsafe.Pointer
+	n    uint64
 	kind Kind
-	b    bool
-	num  float64
-	str  string
-	c    *container
+}
+
+func stringValue(s string) Value {
+	if s == "" {
+		return Value{kind: String}
+	}
+	return Value{kind: String, p: unsafe.Pointer(unsafe.StringData(s)), n: uint64(len(s))}
+}
+
+func numberValue(f float64) Value { return Value{kind: Number, n: math.Float64bits(f)} }
+
+func boolValue(b bool) Value {
+	if b {
+		return Value{kind: Bool, n: 1}
+	}
+	return Value{kind: Bool}
+}
+
+func containerValue(kind Kind, c *container) Value {
+	return Value{kind: kind, p: unsafe.Pointer(c)}
+}
+
+// str returns the string of a String value, "" for other kinds.
+func (v Value) str() string {
+	if v.kind != String {
+		return ""
+	}
+	return unsafe.String((*byte)(v.p), int(v.n))
+}
+
+// num returns the number of a Number value.
+func (v Value) num() float64 { return math.Float64frombits(v.n) }
+
+// c returns the container of an array or an object, nil for other kinds
+// and for the empty containers of the zero form.
+func (v Value) c() *container {
+	if v.kind < Array {
+		return nil
+	}
+	return (*container)(v.p)
 }
 
 // Member is one key and value of an object.
@@ -86,35 +129,35 @@ type container struct {
 // is the smallest form of a value kept for long (a fold's surface holds one
 // per node); the first look into it scans the text again.
 func Detach(v Value) Value {
-	if v.c == nil {
+	if v.c() == nil {
 		return v
 	}
 	text := v.Append(nil)
-	return Value{kind: v.kind, c: &container{raw: text, canonical: true, unscanned: true}}
+	return containerValue(v.kind, &container{raw: text, canonical: true, unscanned: true})
 }
 
 // NullValue returns JSON null.
 func NullValue() Value { return Value{} }
 
 // BoolValue returns a JSON boolean.
-func BoolValue(b bool) Value { return Value{kind: Bool, b: b} }
+func BoolValue(b bool) Value { return boolValue(b) }
 
 // NumberValue returns a JSON number.
-func NumberValue(f float64) Value { return Value{kind: Number, num: f} }
+func NumberValue(f float64) Value { return numberValue(f) }
 
 // IntValue returns a JSON number holding an integer.
-func IntValue(i int64) Value { return Value{kind: Number, num: float64(i)} }
+func IntValue(i int64) Value { return numberValue(float64(i)) }
 
 // StringValue returns a JSON string. s is UTF-8; a lone UTF-16 surrogate may
 // be carried in its generalized UTF-8 form (as Parse produces it). Two such
 // surrogates forming a pair, as concatenating JavaScript strings can produce,
 // are joined into the one character JavaScript sees, so that equal strings
 // have equal bytes.
-func StringValue(s string) Value { return Value{kind: String, str: joinSurrogatePairs(s)} }
+func StringValue(s string) Value { return stringValue(joinSurrogatePairs(s)) }
 
 // ArrayValue returns a JSON array of the given elements.
 func ArrayValue(elems ...Value) Value {
-	return Value{kind: Array, c: &container{elems: elems}}
+	return containerValue(Array, &container{elems: elems})
 }
 
 // ObjectValue returns a JSON object with the given members, ordered as
@@ -122,7 +165,7 @@ func ArrayValue(elems ...Value) Value {
 // rest in the given order. A repeated key keeps its first position and its
 // last value.
 func ObjectValue(members ...Member) Value {
-	return Value{kind: Object, c: &container{members: jsOrder(slices.Clone(members))}}
+	return containerValue(Object, &container{members: jsOrder(slices.Clone(members))})
 }
 
 // M is shorthand for a Member, for building objects in code.
@@ -135,25 +178,30 @@ func (v Value) Kind() Kind { return v.kind }
 func (v Value) IsNull() bool { return v.kind == Null }
 
 // Bool returns v's boolean, and whether v is a boolean.
-func (v Value) Bool() (bool, bool) { return v.b, v.kind == Bool }
+func (v Value) Bool() (bool, bool) { return v.kind == Bool && v.n != 0, v.kind == Bool }
 
 // IsTrue reports whether v is the boolean true.
-func (v Value) IsTrue() bool { return v.kind == Bool && v.b }
+func (v Value) IsTrue() bool { return v.kind == Bool && v.n != 0 }
 
 // Number returns v's number, and whether v is a number.
-func (v Value) Number() (float64, bool) { return v.num, v.kind == Number }
+func (v Value) Number() (float64, bool) {
+	if v.kind != Number {
+		return 0, false
+	}
+	return v.num(), true
+}
 
 // Str returns v's string, and whether v is a string. Lone surrogates appear
 // in their generalized UTF-8 form.
-func (v Value) Str() (string, bool) { return v.str, v.kind == String }
+func (v Value) Str() (string, bool) { return v.str(), v.kind == String }
 
 // Text returns v's string, or "" when v is not a string.
-func (v Value) Text() string { return v.str }
+func (v Value) Text() string { return v.str() }
 
 // IsNegZero reports whether v is the number -0, which dsh refuses wherever a
 // value must survive a JSON round trip.
 func (v Value) IsNegZero() bool {
-	return v.kind == Number && v.num == 0 && math.Signbit(v.num)
+	return v.kind == Number && v.n == 1<<63 // the bits of -0
 }
 
 // SafeInt returns v as an integer when v is a safe integer in JavaScript's
@@ -162,7 +210,7 @@ func (v Value) SafeInt() (int64, bool) {
 	if v.kind != Number || v.IsNegZero() {
 		return 0, false
 	}
-	f := v.num
+	f := v.num()
 	if f != math.Trunc(f) || math.Abs(f) > maxSafeInteger {
 		return 0, false
 	}
@@ -265,7 +313,7 @@ func (v Value) With(key string, val Value) Value {
 	members := make([]Member, len(old), len(old)+1)
 	copy(members, old)
 	members = setMember(members, key, val)
-	return Value{kind: Object, c: &container{members: members}}
+	return containerValue(Object, &container{members: members})
 }
 
 // Without returns a copy of object v without the given keys; the others keep
@@ -278,7 +326,7 @@ func (v Value) Without(keys ...string) Value {
 			members = append(members, m)
 		}
 	}
-	return Value{kind: Object, c: &container{members: members}}
+	return containerValue(Object, &container{members: members})
 }
 
 // WithIndex returns a copy of array v with element i replaced by val.
@@ -289,7 +337,7 @@ func (v Value) WithIndex(i int, val Value) Value {
 	if i >= 0 && i < len(elems) {
 		elems[i] = val
 	}
-	return Value{kind: Array, c: &container{elems: elems}}
+	return containerValue(Array, &container{elems: elems})
 }
 
 func contains(keys []string, key string) bool {
@@ -360,11 +408,12 @@ func Equal(a, b Value) bool {
 	case Null:
 		return true
 	case Bool:
-		return a.b == b.b
+		return a.n == b.n
 	case Number:
-		return a.num == b.num || (math.IsNaN(a.num) && math.IsNaN(b.num))
+		x, y := a.num(), b.num()
+		return x == y || (math.IsNaN(x) && math.IsNaN(y))
 	case String:
-		return a.str == b.str
+		return a.str() == b.str()
 	case Array:
 		ae, be := a.elements(), b.elements()
 		if len(ae) != len(be) {
