@@ -142,7 +142,7 @@ func (c *container) decode(kind Kind) {
 			elems = append(elems, v)
 			pos = skipSpace(data, end) + 1 // past ',' or ']'
 		}
-		c.elems = elems
+		c.setElems(elems)
 	} else {
 		members := make([]Member, 0, self.count)
 		for range self.count {
@@ -157,7 +157,7 @@ func (c *container) decode(kind Kind) {
 		if !c.canonical {
 			members = jsOrder(members)
 		}
-		c.members = members
+		c.setMembers(members)
 	}
 	c.tape = nil
 	if !c.canonical {
@@ -171,7 +171,7 @@ func (v Value) elements() []Value {
 		return nil
 	}
 	c.decode(Array)
-	return c.elems
+	return c.elems()
 }
 
 func (v Value) objectMembers() []Member {
@@ -180,7 +180,7 @@ func (v Value) objectMembers() []Member {
 		return nil
 	}
 	c.decode(Object)
-	return c.members
+	return c.members()
 }
 
 // jsOrder returns members (which it may reuse) in the order a JavaScript

@@ -114,15 +114,51 @@ type Member struct {
 // it is canonical (equal to what Append writes) or not yet decoded. A
 // container made by Detach holds only its canonical text (unscanned) and is
 // scanned again on first use.
+//
+// It is kept to 64 bytes, as Parse allocates one for every array and object
+// in an object or array that is looked into: the elements or members are
+// held as a pointer to the first and a count.
 type container struct {
 	raw       []byte
+	tape      *tape          // non-nil until decoded
+	items     unsafe.Pointer // the first element (*Value) or member (*Member)
+	len       uint32         // the number of elements or members
+	node      uint32         // the container's node on the tape
 	canonical bool
 	unscanned bool
-	tape      *tape  // non-nil until decoded
-	node      uint32 // the container's node on the tape
-	elems     []Value
-	members   []Member
 }
+
+func arrayOf(elems []Value) *container {
+	c := new(container)
+	c.setElems(elems)
+	return c
+}
+
+func objectOf(members []Member) *container {
+	c := new(container)
+	c.setMembers(members)
+	return c
+}
+
+func (c *container) setElems(elems []Value) {
+	c.items, c.len = nil, uint32(len(elems))
+	if len(elems) > 0 {
+		c.items = unsafe.Pointer(&elems[0])
+	}
+}
+
+func (c *container) setMembers(members []Member) {
+	c.items, c.len = nil, uint32(len(members))
+	if len(members) > 0 {
+		c.items = unsafe.Pointer(&members[0])
+	}
+}
+
+// elems returns the elements of a decoded or built array.
+func (c *container) elems() []Value { return unsafe.Slice((*Value)(c.items), c.len) }
+
+// members returns the members of a decoded or built object.
+func (c *container) members() []Member { return unsafe.Slice((*Member)(c.items), c.len) }
 
 // Detach returns v with a private copy of its text and nothing else: no
 // tape, nothing decoded, nothing shared with the text v was parsed from. It
@@ -157,7 +193,7 @@ func StringValue(s string) Value { return stringValue(joinSurrogatePairs(s)) }
 
 // ArrayValue returns a JSON array of the given elements.
 func ArrayValue(elems ...Value) Value {
-	return containerValue(Array, &container{elems: elems})
+	return containerValue(Array, arrayOf(elems))
 }
 
 // ObjectValue returns a JSON object with the given members, ordered as
@@ -165,7 +201,7 @@ func ArrayValue(elems ...Value) Value {
 // rest in the given order. A repeated key keeps its first position and its
 // last value.
 func ObjectValue(members ...Member) Value {
-	return containerValue(Object, &container{members: jsOrder(slices.Clone(members))})
+	return containerValue(Object, objectOf(jsOrder(slices.Clone(members))))
 }
 
 // M is shorthand for a Member, for building objects in code.
@@ -313,7 +349,7 @@ func (v Value) With(key string, val Value) Value {
 	members := make([]Member, len(old), len(old)+1)
 	copy(members, old)
 	members = setMember(members, key, val)
-	return containerValue(Object, &container{members: members})
+	return containerValue(Object, objectOf(members))
 }
 
 // Without returns a copy of object v without the given keys; the others keep
@@ -326,7 +362,7 @@ func (v Value) Without(keys ...string) Value {
 			members = append(members, m)
 		}
 	}
-	return containerValue(Object, &container{members: members})
+	return containerValue(Object, objectOf(members))
 }
 
 // WithIndex returns a copy of array v with element i replaced by val.
@@ -337,7 +373,7 @@ func (v Value) WithIndex(i int, val Value) Value {
 	if i >= 0 && i < len(elems) {
 		elems[i] = val
 	}
-	return containerValue(Array, &container{elems: elems})
+	return containerValue(Array, arrayOf(elems))
 }
 
 func contains(keys []string, key string) bool {

@@ -355,7 +355,7 @@ func TestDetach(t *testing.T) {
 		if got := d.String(); got != tc.want {
 			t.Errorf("Detach(%s).String() = %s, want %s", tc.in, got, tc.want)
 		}
-		if c := d.c(); c != nil && (c.tape != nil || c.elems != nil || c.members != nil) {
+		if c := d.c(); c != nil && (c.tape != nil || c.items != nil) {
 			t.Errorf("Detach(%s) keeps more than its text", tc.in)
 		}
 		want := mustParse(t, tc.want)
@@ -375,7 +375,7 @@ func TestPeekDetached(t *testing.T) {
 	if _, ok := d.Peek("missing"); ok {
 		t.Error(`Peek("missing") found a member`)
 	}
-	if !d.c().unscanned || d.c().members != nil {
+	if !d.c().unscanned || d.c().items != nil {
 		t.Error("Peek decoded the detached value")
 	}
 	if got := d.Field("content").Index(0).Field("text").Text(); got != "hi" {
