@@ -23,8 +23,8 @@ func (v Value) Append(dst []byte) []byte {
 	case String:
 		return AppendString(dst, v.str())
 	case Array:
-		if c := v.c(); c != nil && c.raw != nil && c.canonical {
-			return append(dst, c.raw...)
+		if raw := v.Raw(); raw != nil {
+			return append(dst, raw...)
 		}
 		dst = append(dst, '[')
 		for i, e := range v.elements() {
@@ -35,12 +35,8 @@ func (v Value) Append(dst []byte) []byte {
 		}
 		return append(dst, ']')
 	}
-	c := v.c()
-	if c == nil {
-		return append(dst, "{}"...)
-	}
-	if c.raw != nil && c.canonical {
-		return append(dst, c.raw...)
+	if raw := v.Raw(); raw != nil {
+		return append(dst, raw...)
 	}
 	dst = append(dst, '{')
 	for i, m := range v.objectMembers() {
@@ -64,10 +60,14 @@ func (v Value) String() string { return string(v.Append(nil)) }
 // Append writes, and nil otherwise (changed values, non-canonical input,
 // scalars).
 func (v Value) Raw() []byte {
-	if c := v.c(); c != nil && c.canonical {
-		return c.raw
+	switch {
+	case v.kind < Array:
+		return nil
+	case v.onTape:
+		t, i, start := v.tapeNode()
+		return t.raw(i, start)
 	}
-	return nil
+	return (*container)(v.p).raw
 }
 
 const hexDigits = "0123456789abcdef"

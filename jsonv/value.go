@@ -16,8 +16,12 @@
 //
 // Values are immutable; With, Without and the constructors return new values.
 // A Value that came from Parse refers to the parsed bytes, which must not
-// change while it is in use. Values are not safe for concurrent use while
-// lazily decoded parts are being looked into for the first time.
+// change while it is in use, and holds on to all of them and to what has
+// been decoded of them, not only to its own part: Detach a value kept for
+// long. Strings are copied out of the bytes as they are decoded. Values are
+// not safe for concurrent use while lazily decoded parts are being looked
+// into for the first time; two different containers of one text may be
+// looked into at once.
 package jsonv
 
 import (
@@ -54,12 +58,15 @@ func (k Kind) String() string {
 // Value is one JSON value. The zero Value is null.
 //
 // It is three words, since slices of Values and Members are most of what
-// decoding allocates: p is a string's bytes or an array's or object's
-// container, n a string's length, a number's bits or a boolean's 0 or 1.
+// decoding allocates: p is a string's bytes, a built array's or object's
+// container, or the tape of a parsed one; n is a string's length, a
+// number's bits, a boolean's 0 or 1, or where a parsed array or object is
+// on its tape.
 type Value struct {
-	p    unsafe.Pointer
-	n    uint64
-	kind Kind
+	p      unsafe.Pointer
+	n      uint64
+	kind   Kind
+	onTape bool // p is a *tape and n the container's start<<32 | node
 }
 
 func stringValue(s string) Value {
@@ -82,6 +89,12 @@ func containerValue(kind Kind, c *container) Value {
 	return Value{kind: kind, p: unsafe.Pointer(c)}
 }
 
+// tapeValue returns the array or object that is node i on t and starts at
+// start.
+func tapeValue(kind Kind, t *tape, start int, i uint32) Value {
+	return Value{kind: kind, p: unsafe.Pointer(t), n: uint64(start)<<32 | uint64(i), onTape: true}
+}
+
 // str returns the string of a String value, "" for other kinds.
 func (v Value) str() string {
 	if v.kind != String {
@@ -93,13 +106,10 @@ func (v Value) str() string {
 // num returns the number of a Number value.
 func (v Value) num() float64 { return math.Float64frombits(v.n) }
 
-// c returns the container of an array or an object, nil for other kinds
-// and for the empty containers of the zero form.
-func (v Value) c() *container {
-	if v.kind < Array {
-		return nil
-	}
-	return (*container)(v.p)
+// tapeNode returns where a parsed array or object is: its tape, its node and
+// where its text starts.
+func (v Value) tapeNode() (t *tape, i uint32, start int) {
+	return (*tape)(v.p), uint32(v.n), int(v.n >> 32)
 }
 
 // Member is one key and value of an object.
@@ -108,68 +118,65 @@ type Member struct {
 	Value Value
 }
 
-// container holds the elements of an array or the members of an object.
-// A container made by Parse starts lazy, with the tape of the text it was
-// parsed from, and is decoded on first use. raw is its text, kept only while
-// it is canonical (equal to what Append writes) or not yet decoded. A
-// container made by Detach holds only its canonical text (unscanned) and is
-// scanned again on first use.
-//
-// It is kept to 64 bytes, as Parse allocates one for every array and object
-// in an object or array that is looked into: the elements or members are
-// held as a pointer to the first and a count.
+// items is the elements or members of an array or an object, once decoded
+// or built: a pointer to the first (a *Value or a *Member) and a count.
+type items struct {
+	first unsafe.Pointer
+	len   uint32
+}
+
+func elemsOf(elems []Value) items {
+	if len(elems) == 0 {
+		return items{}
+	}
+	return items{unsafe.Pointer(&elems[0]), uint32(len(elems))}
+}
+
+func membersOf(members []Member) items {
+	if len(members) == 0 {
+		return items{}
+	}
+	return items{unsafe.Pointer(&members[0]), uint32(len(members))}
+}
+
+func (it items) elems() []Value { return unsafe.Slice((*Value)(it.first), it.len) }
+
+func (it items) members() []Member { return unsafe.Slice((*Member)(it.first), it.len) }
+
+// container holds the elements of a built array or the members of a built
+// object (a parsed one is its tape's, see tape). A container made by Detach
+// holds only its canonical text, raw, and is scanned again on first use;
+// raw stays, for Append to copy.
 type container struct {
+	items
 	raw       []byte
-	tape      *tape          // non-nil until decoded
-	items     unsafe.Pointer // the first element (*Value) or member (*Member)
-	len       uint32         // the number of elements or members
-	node      uint32         // the container's node on the tape
-	canonical bool
 	unscanned bool
 }
 
-func arrayOf(elems []Value) *container {
-	c := new(container)
-	c.setElems(elems)
-	return c
-}
-
-func objectOf(members []Member) *container {
-	c := new(container)
-	c.setMembers(members)
-	return c
-}
-
-func (c *container) setElems(elems []Value) {
-	c.items, c.len = nil, uint32(len(elems))
-	if len(elems) > 0 {
-		c.items = unsafe.Pointer(&elems[0])
+// decode fills a container made by Detach from its text.
+func (c *container) decode(kind Kind) {
+	if !c.unscanned {
+		return
 	}
-}
-
-func (c *container) setMembers(members []Member) {
-	c.items, c.len = nil, uint32(len(members))
-	if len(members) > 0 {
-		c.items = unsafe.Pointer(&members[0])
+	scanned, _ := Parse(c.raw) // Append's output, so valid
+	if kind == Array {
+		c.items = elemsOf(scanned.elements())
+	} else {
+		c.items = membersOf(scanned.objectMembers())
 	}
+	c.unscanned = false
 }
-
-// elems returns the elements of a decoded or built array.
-func (c *container) elems() []Value { return unsafe.Slice((*Value)(c.items), c.len) }
-
-// members returns the members of a decoded or built object.
-func (c *container) members() []Member { return unsafe.Slice((*Member)(c.items), c.len) }
 
 // Detach returns v with a private copy of its text and nothing else: no
 // tape, nothing decoded, nothing shared with the text v was parsed from. It
 // is the smallest form of a value kept for long (a fold's surface holds one
 // per node); the first look into it scans the text again.
 func Detach(v Value) Value {
-	if v.c() == nil {
+	if v.kind < Array {
 		return v
 	}
 	text := v.Append(nil)
-	return containerValue(v.kind, &container{raw: text, canonical: true, unscanned: true})
+	return containerValue(v.kind, &container{raw: text, unscanned: true})
 }
 
 // NullValue returns JSON null.
@@ -193,7 +200,7 @@ func StringValue(s string) Value { return stringValue(joinSurrogatePairs(s)) }
 
 // ArrayValue returns a JSON array of the given elements.
 func ArrayValue(elems ...Value) Value {
-	return containerValue(Array, arrayOf(elems))
+	return containerValue(Array, &container{items: elemsOf(elems)})
 }
 
 // ObjectValue returns a JSON object with the given members, ordered as
@@ -201,7 +208,7 @@ func ArrayValue(elems ...Value) Value {
 // rest in the given order. A repeated key keeps its first position and its
 // last value.
 func ObjectValue(members ...Member) Value {
-	return containerValue(Object, objectOf(jsOrder(slices.Clone(members))))
+	return containerValue(Object, &container{items: membersOf(jsOrder(slices.Clone(members)))})
 }
 
 // M is shorthand for a Member, for building objects in code.
@@ -349,7 +356,7 @@ func (v Value) With(key string, val Value) Value {
 	members := make([]Member, len(old), len(old)+1)
 	copy(members, old)
 	members = setMember(members, key, val)
-	return containerValue(Object, objectOf(members))
+	return containerValue(Object, &container{items: membersOf(members)})
 }
 
 // Without returns a copy of object v without the given keys; the others keep
@@ -362,7 +369,7 @@ func (v Value) Without(keys ...string) Value {
 			members = append(members, m)
 		}
 	}
-	return containerValue(Object, objectOf(members))
+	return containerValue(Object, &container{items: membersOf(members)})
 }
 
 // WithIndex returns a copy of array v with element i replaced by val.
@@ -373,7 +380,7 @@ func (v Value) WithIndex(i int, val Value) Value {
 	if i >= 0 && i < len(elems) {
 		elems[i] = val
 	}
-	return containerValue(Array, arrayOf(elems))
+	return containerValue(Array, &container{items: elemsOf(elems)})
 }
 
 func contains(keys []string, key string) bool {
