@@ -53,8 +53,8 @@ func Parse(data []byte) (Value, error) {
 	return v, err
 }
 
-// parsed is what Parse allocates for one text: the tape and, for a text
-// with few containers, their nodes and the room for their decoding.
+// parsed is what Parse allocates for a text with few containers: the tape,
+// the containers' nodes and the room for their decoding, at once.
 type parsed struct {
 	tape
 	small        [8]node
@@ -74,16 +74,17 @@ func (s *scanner) parse() (Value, error) {
 	if len(s.nodes) == 0 {
 		return (&tape{data: data}).value(start, end, 0), nil
 	}
-	p := &parsed{tape: tape{data: data}}
-	if n := len(s.nodes); n <= len(p.small) {
+	var t *tape
+	if n := len(s.nodes); n <= len(parsed{}.small) {
+		p := &parsed{tape: tape{data: data}}
 		p.nodes = p.small[:n]
 		copy(p.nodes, s.nodes)
 		p.decoded = p.smallDecoded[:n]
+		t = &p.tape
 	} else {
-		p.nodes = append([]node(nil), s.nodes...)
-		p.decoded = make([]items, n)
+		t = &tape{data: data, nodes: append([]node(nil), s.nodes...), decoded: make([]items, n)}
 	}
-	return p.value(start, end, 0), nil
+	return t.value(start, end, 0), nil
 }
 
 // Valid reports whether data is one JSON text JSON.parse would accept.
