@@ -1,6 +1,7 @@
 package jsonv
 
 import (
+	"sync"
 	"testing"
 )
 
@@ -392,4 +393,32 @@ func undecoded(v Value) bool {
 	}
 	c := (*container)(v.p)
 	return c.unscanned && c.first == nil
+}
+
+// TestLookIntoTwoContainersAtOnce checks the one concurrent use the package
+// doc allows: two goroutines each looking into a different container of one
+// parsed text for the first time (go test -race tells a data race).
+func TestLookIntoTwoContainersAtOnce(t *testing.T) {
+	v := mustParse(t, `{"a":{"x":[1,{"y":"p"}],"z":"q"},"b":{"x":[2,{"y":"r"}],"z":"s"}}`)
+	want := map[string]string{"a": `1 p q`, "b": `2 r s`}
+	got := make(map[string]string)
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for _, m := range v.Members() {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			x := m.Value.Field("x")
+			s := x.Index(0).String() + " " + x.Index(1).Field("y").Text() + " " + m.Value.Field("z").Text()
+			mu.Lock()
+			got[m.Key] = s
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	for key, w := range want {
+		if got[key] != w {
+			t.Errorf("%s read as %q, want %q", key, got[key], w)
+		}
+	}
 }
