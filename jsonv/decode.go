@@ -57,9 +57,9 @@ func (t *tape) value(start, end int, i uint32) Value {
 	case '"':
 		return stringValue(decodeValue(text))
 	case 't':
-		return Value{kind: Bool, n: 1}
+		return boolValue(true)
 	case 'f':
-		return Value{kind: Bool}
+		return boolValue(false)
 	case 'n':
 		return Value{}
 	}
@@ -134,7 +134,7 @@ func (t *tape) items(kind Kind, i uint32, start int) items {
 func (t *tape) member(pos int, child *uint32) (Value, int) {
 	end := t.end(pos, *child)
 	v := t.value(pos, end, *child)
-	if v.kind >= Array {
+	if v.Kind() >= Array {
 		*child = t.nodes[*child].next()
 	}
 	return v, end
@@ -176,10 +176,10 @@ func (t *tape) decodeObject(i uint32, start int) []Member {
 }
 
 func (v Value) elements() []Value {
-	if v.kind != Array {
+	if v.Kind() != Array {
 		return nil
 	}
-	if v.onTape {
+	if v.onTape() {
 		t, i, start := v.tapeNode()
 		return t.items(Array, i, start).elems()
 	}
@@ -189,10 +189,10 @@ func (v Value) elements() []Value {
 }
 
 func (v Value) objectMembers() []Member {
-	if v.kind != Object {
+	if v.Kind() != Object {
 		return nil
 	}
-	if v.onTape {
+	if v.onTape() {
 		t, i, start := v.tapeNode()
 		return t.items(Object, i, start).members()
 	}

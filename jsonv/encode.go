@@ -10,11 +10,11 @@ import (
 // Append appends JSON.stringify(v) to dst and returns the extended slice.
 // A non-finite number is written as null, as JavaScript does.
 func (v Value) Append(dst []byte) []byte {
-	switch v.kind {
+	switch v.Kind() {
 	case Null:
 		return append(dst, "null"...)
 	case Bool:
-		if v.n != 0 {
+		if v.IsTrue() {
 			return append(dst, "true"...)
 		}
 		return append(dst, "false"...)
@@ -61,9 +61,9 @@ func (v Value) String() string { return string(v.Append(nil)) }
 // scalars).
 func (v Value) Raw() []byte {
 	switch {
-	case v.kind < Array:
+	case v.Kind() < Array:
 		return nil
-	case v.onTape:
+	case v.onTape():
 		t, i, start := v.tapeNode()
 		return t.raw(i, start)
 	}

@@ -31,10 +31,10 @@ func (v Value) PeekPath(keys ...string) (Value, bool) {
 // peek is Peek: Get on a container already decoded or built, and a look at
 // the text on one not yet decoded.
 func (v Value) peek(key string) (Value, bool) {
-	if v.kind != Object {
+	if v.Kind() != Object {
 		return Value{}, false
 	}
-	if !v.onTape {
+	if !v.onTape() {
 		c := (*container)(v.p)
 		if !c.unscanned {
 			return v.Get(key)
@@ -102,7 +102,8 @@ func keyIs(text []byte, key string) bool {
 func (v Value) MayHoldString(s string) bool {
 	raw := v.Raw()
 	if raw == nil {
-		return v.kind == Array || v.kind == Object || (v.kind == String && v.str() == s)
+		kind := v.Kind()
+		return kind == Array || kind == Object || (kind == String && v.str() == s)
 	}
 	var buf [64]byte
 	return containsQuoted(raw, AppendString(buf[:0], s))

@@ -57,50 +57,66 @@ func (k Kind) String() string {
 
 // Value is one JSON value. The zero Value is null.
 //
-// It is three words, since slices of Values and Members are most of what
-// decoding allocates: p is a string's bytes, a built array's or object's
-// container, or the tape of a parsed one; n is a string's length, a
-// number's bits, a boolean's 0 or 1, or where a parsed array or object is
-// on its tape.
+// It is two words, since slices of Values and Members are most of what
+// decoding allocates. p is a string's bytes, a built array's or object's
+// container, the tape of a parsed one, or numberTag for a number. n is a
+// number's bits; for the other kinds it holds the kind in its top three
+// bits, and below them a string's length, a boolean's 0 or 1, or, for a
+// parsed array or object, flagOnTape, its node and where it starts.
 type Value struct {
-	p      unsafe.Pointer
-	n      uint64
-	kind   Kind
-	onTape bool // p is a *tape and n the container's start<<32 | node
+	p unsafe.Pointer
+	n uint64
 }
+
+// numberTag is what a number's p points to.
+var numberTag byte
+
+const (
+	kindShift  = 61
+	flagOnTape = 1 << 60
+	lenMask    = flagOnTape - 1
+	nodeShift  = 30               // a parsed container's start below it, its node above
+	fieldMask  = 1<<nodeShift - 1 // either of them (each is below 1<<29)
+)
 
 func stringValue(s string) Value {
 	if s == "" {
-		return Value{kind: String}
+		return Value{n: uint64(String) << kindShift}
 	}
-	return Value{kind: String, p: unsafe.Pointer(unsafe.StringData(s)), n: uint64(len(s))}
+	return Value{p: unsafe.Pointer(unsafe.StringData(s)), n: uint64(String)<<kindShift | uint64(len(s))}
 }
 
-func numberValue(f float64) Value { return Value{kind: Number, n: math.Float64bits(f)} }
+func numberValue(f float64) Value {
+	return Value{p: unsafe.Pointer(&numberTag), n: math.Float64bits(f)}
+}
 
 func boolValue(b bool) Value {
 	if b {
-		return Value{kind: Bool, n: 1}
+		return Value{n: uint64(Bool)<<kindShift | 1}
 	}
-	return Value{kind: Bool}
+	return Value{n: uint64(Bool) << kindShift}
 }
 
 func containerValue(kind Kind, c *container) Value {
-	return Value{kind: kind, p: unsafe.Pointer(c)}
+	return Value{p: unsafe.Pointer(c), n: uint64(kind) << kindShift}
 }
 
 // tapeValue returns the array or object that is node i on t and starts at
 // start.
 func tapeValue(kind Kind, t *tape, start int, i uint32) Value {
-	return Value{kind: kind, p: unsafe.Pointer(t), n: uint64(start)<<32 | uint64(i), onTape: true}
+	return Value{p: unsafe.Pointer(t), n: uint64(kind)<<kindShift | flagOnTape | uint64(i)<<nodeShift | uint64(start)}
 }
+
+// onTape reports whether v, an array or an object, is parsed (and not
+// built): whether its p is a tape.
+func (v Value) onTape() bool { return v.n&flagOnTape != 0 }
 
 // str returns the string of a String value, "" for other kinds.
 func (v Value) str() string {
-	if v.kind != String {
+	if v.Kind() != String {
 		return ""
 	}
-	return unsafe.String((*byte)(v.p), int(v.n))
+	return unsafe.String((*byte)(v.p), int(v.n&lenMask))
 }
 
 // num returns the number of a Number value.
@@ -109,7 +125,7 @@ func (v Value) num() float64 { return math.Float64frombits(v.n) }
 // tapeNode returns where a parsed array or object is: its tape, its node and
 // where its text starts.
 func (v Value) tapeNode() (t *tape, i uint32, start int) {
-	return (*tape)(v.p), uint32(v.n), int(v.n >> 32)
+	return (*tape)(v.p), uint32(v.n>>nodeShift) & fieldMask, int(v.n & fieldMask)
 }
 
 // Member is one key and value of an object.
@@ -172,11 +188,11 @@ func (c *container) decode(kind Kind) {
 // is the smallest form of a value kept for long (a fold's surface holds one
 // per node); the first look into it scans the text again.
 func Detach(v Value) Value {
-	if v.kind < Array {
+	if v.Kind() < Array {
 		return v
 	}
 	text := v.Append(nil)
-	return containerValue(v.kind, &container{raw: text, unscanned: true})
+	return containerValue(v.Kind(), &container{raw: text, unscanned: true})
 }
 
 // NullValue returns JSON null.
@@ -215,20 +231,30 @@ func ObjectValue(members ...Member) Value {
 func M(key string, v Value) Member { return Member{Key: key, Value: v} }
 
 // Kind reports the JSON type of v.
-func (v Value) Kind() Kind { return v.kind }
+func (v Value) Kind() Kind {
+	if v.p == unsafe.Pointer(&numberTag) {
+		return Number
+	}
+	return Kind(v.n >> kindShift)
+}
 
 // IsNull reports whether v is JSON null.
-func (v Value) IsNull() bool { return v.kind == Null }
+func (v Value) IsNull() bool { return v == Value{} }
 
 // Bool returns v's boolean, and whether v is a boolean.
-func (v Value) Bool() (bool, bool) { return v.kind == Bool && v.n != 0, v.kind == Bool }
+func (v Value) Bool() (bool, bool) {
+	if v.Kind() != Bool {
+		return false, false
+	}
+	return v.n&1 != 0, true
+}
 
 // IsTrue reports whether v is the boolean true.
-func (v Value) IsTrue() bool { return v.kind == Bool && v.n != 0 }
+func (v Value) IsTrue() bool { return v == boolValue(true) }
 
 // Number returns v's number, and whether v is a number.
 func (v Value) Number() (float64, bool) {
-	if v.kind != Number {
+	if v.Kind() != Number {
 		return 0, false
 	}
 	return v.num(), true
@@ -236,7 +262,7 @@ func (v Value) Number() (float64, bool) {
 
 // Str returns v's string, and whether v is a string. Lone surrogates appear
 // in their generalized UTF-8 form.
-func (v Value) Str() (string, bool) { return v.str(), v.kind == String }
+func (v Value) Str() (string, bool) { return v.str(), v.Kind() == String }
 
 // Text returns v's string, or "" when v is not a string.
 func (v Value) Text() string { return v.str() }
@@ -244,13 +270,13 @@ func (v Value) Text() string { return v.str() }
 // IsNegZero reports whether v is the number -0, which dsh refuses wherever a
 // value must survive a JSON round trip.
 func (v Value) IsNegZero() bool {
-	return v.kind == Number && v.n == 1<<63 // the bits of -0
+	return v.Kind() == Number && v.n == 1<<63 // the bits of -0
 }
 
 // SafeInt returns v as an integer when v is a safe integer in JavaScript's
 // sense (|v| ≤ 2^53−1). -0 is reported as not safe, as dsh's counts do.
 func (v Value) SafeInt() (int64, bool) {
-	if v.kind != Number || v.IsNegZero() {
+	if v.Kind() != Number || v.IsNegZero() {
 		return 0, false
 	}
 	f := v.num()
@@ -272,7 +298,7 @@ const maxSafeInteger = 1<<53 - 1
 // Len returns the number of elements of an array or members of an object,
 // and 0 for other kinds.
 func (v Value) Len() int {
-	switch v.kind {
+	switch v.Kind() {
 	case Array:
 		return len(v.elements())
 	case Object:
@@ -283,7 +309,7 @@ func (v Value) Len() int {
 
 // Index returns the i-th element of an array, or null when out of range.
 func (v Value) Index(i int) Value {
-	if v.kind != Array {
+	if v.Kind() != Array {
 		return Value{}
 	}
 	elems := v.elements()
@@ -296,7 +322,7 @@ func (v Value) Index(i int) Value {
 // Elements returns the elements of an array (nil for other kinds). The slice
 // belongs to v and must not be modified.
 func (v Value) Elements() []Value {
-	if v.kind != Array {
+	if v.Kind() != Array {
 		return nil
 	}
 	return v.elements()
@@ -305,7 +331,7 @@ func (v Value) Elements() []Value {
 // Members returns the members of an object in JavaScript order (nil for other
 // kinds). The slice belongs to v and must not be modified.
 func (v Value) Members() []Member {
-	if v.kind != Object {
+	if v.Kind() != Object {
 		return nil
 	}
 	return v.objectMembers()
@@ -313,7 +339,7 @@ func (v Value) Members() []Member {
 
 // Get returns the value of key in an object, and whether it is present.
 func (v Value) Get(key string) (Value, bool) {
-	if v.kind != Object {
+	if v.Kind() != Object {
 		return Value{}, false
 	}
 	members := v.objectMembers()
@@ -444,10 +470,10 @@ func arrayIndex(key string) (uint32, bool) {
 // numbers and strings, arrays equal element by element, and objects with the
 // same members in the same order.
 func Equal(a, b Value) bool {
-	if a.kind != b.kind {
+	if a.Kind() != b.Kind() {
 		return false
 	}
-	switch a.kind {
+	switch a.Kind() {
 	case Null:
 		return true
 	case Bool:

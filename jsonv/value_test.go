@@ -356,7 +356,7 @@ func TestDetach(t *testing.T) {
 		if got := d.String(); got != tc.want {
 			t.Errorf("Detach(%s).String() = %s, want %s", tc.in, got, tc.want)
 		}
-		if d.Kind() >= Array && (d.onTape || !undecoded(d)) {
+		if d.Kind() >= Array && (d.onTape() || !undecoded(d)) {
 			t.Errorf("Detach(%s) keeps more than its text", tc.in)
 		}
 		want := mustParse(t, tc.want)
@@ -387,7 +387,7 @@ func TestPeekDetached(t *testing.T) {
 // undecoded reports whether nothing of v, an array or an object, has been
 // decoded yet.
 func undecoded(v Value) bool {
-	if v.onTape {
+	if v.onTape() {
 		t, i, _ := v.tapeNode()
 		return t.decoded[i].first == nil
 	}
