@@ -136,3 +136,45 @@ func BenchmarkParseWalk(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkParseRead measures what the verbs do with most rows: read a few
+// fields of the row and of its data, and the type of each content block,
+// leaving the long texts alone.
+func BenchmarkParseRead(b *testing.B) {
+	canonical, _, size := benchRows(b)
+	b.SetBytes(size)
+	b.ReportAllocs()
+	for b.Loop() {
+		for _, row := range canonical {
+			v, err := Parse(row)
+			if err != nil {
+				b.Fatal(err)
+			}
+			readRow(v)
+		}
+	}
+}
+
+// readRow reads v as a verb reading an event would, and returns how many
+// strings it found, so that nothing is optimized away.
+func readRow(v Value) int {
+	n := 0
+	for _, key := range []string{"type", "seq", "time", "surfaceOp"} {
+		if _, ok := v.Get(key); ok {
+			n++
+		}
+	}
+	data := v.Field("data")
+	for _, key := range []string{"turn", "step", "id", "status", "message", "content"} {
+		if _, ok := data.Get(key); ok {
+			n++
+		}
+	}
+	for _, msg := range []Value{data, data.Field("message")} {
+		for _, block := range msg.Field("content").Elements() {
+			n += len(block.Field("type").Text())
+		}
+		n += len(msg.Field("role").Text())
+	}
+	return n
+}

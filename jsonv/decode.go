@@ -10,13 +10,19 @@ import (
 )
 
 // tape is the structure Parse found in one text: a node for every array and
-// object, in document order. Decoding a container walks its text once,
-// stepping over each child container with the child's node instead of
-// scanning it, so looking into a value at any depth costs time in
-// proportion to what is looked at, and an untouched subtree costs nothing.
+// object, in document order, and what has been decoded of each. Decoding a
+// container walks its text once, stepping over each child container with
+// the child's node instead of scanning it, so looking into a value at any
+// depth costs time in proportion to what is looked at, and an untouched
+// subtree costs nothing: a Value of a parsed array or object is its tape
+// and its node, and holds nothing of its own.
 type tape struct {
 	data  []byte
 	nodes []node
+	// decoded holds, for each node looked into, its elements or members.
+	// Parse makes a slot for every node, so that two goroutines may look
+	// into two different containers of one text at once.
+	decoded []items
 }
 
 // node is one array or object on a tape. The containers inside it are the
@@ -40,37 +46,24 @@ const (
 func (n node) next() uint32 { return n.link & nextMask }
 
 // value returns the Value whose text starts at start and ends at end; an
-// array or an object is node i and is put in box, or in a new container
-// when box is nil.
-func (t *tape) value(start, end int, i uint32, box *container) Value {
+// array or an object is node i.
+func (t *tape) value(start, end int, i uint32) Value {
 	text := t.data[start:end]
 	switch text[0] {
 	case '{':
-		return Value{kind: Object, c: t.container(i, text, box)}
+		return tapeValue(Object, t, start, i)
 	case '[':
-		return Value{kind: Array, c: t.container(i, text, box)}
+		return tapeValue(Array, t, start, i)
 	case '"':
-		return Value{kind: String, str: decodeValue(text)}
+		return stringValue(decodeValue(text))
 	case 't':
-		return Value{kind: Bool, b: true}
+		return boolValue(true)
 	case 'f':
-		return Value{kind: Bool}
+		return boolValue(false)
 	case 'n':
 		return Value{}
 	}
-	return Value{kind: Number, num: parseNumber(text)}
-}
-
-func (t *tape) container(i uint32, text []byte, box *container) *container {
-	if box == nil {
-		box = new(container)
-	}
-	n := t.nodes[i]
-	*box = container{raw: text, canonical: n.link&flagCanonical != 0}
-	if n.count > 0 {
-		box.tape, box.node = t, i // decoded on first use
-	}
-	return box
+	return numberValue(parseNumber(text))
 }
 
 // end returns where the value starting at i ends: a container's end comes
@@ -105,80 +98,107 @@ func skipString(data []byte, i int) int {
 	}
 }
 
-// decode fills a lazy container from its text and the tape.
-func (c *container) decode(kind Kind) {
-	if c.unscanned {
-		scanned, _ := Parse(c.raw) // Detach's copy: Append's output, so valid
-		*c = *scanned.c
+// raw returns the text of node i, which starts at start, when it is
+// canonical, and nil otherwise.
+func (t *tape) raw(i uint32, start int) []byte {
+	if n := t.nodes[i]; n.link&flagCanonical != 0 {
+		return t.data[start:n.end]
 	}
-	t := c.tape
-	if t == nil {
-		return
+	return nil
+}
+
+// isDecoded reports whether node i has been looked into (or is empty).
+func (t *tape) isDecoded(i uint32) bool {
+	return t.nodes[i].count == 0 || t.decoded[i].first != nil
+}
+
+// items returns the elements or members of node i, which starts at start,
+// decoding them on the first call.
+func (t *tape) items(kind Kind, i uint32, start int) items {
+	if t.nodes[i].count == 0 {
+		return items{}
 	}
-	data, nodes := t.data, t.nodes
-	self := nodes[c.node]
-	// One allocation for the direct child containers.
-	children := 0
-	for k := c.node + 1; k < self.next(); k = nodes[k].next() {
-		children++
-	}
-	boxes := make([]container, children)
-	child := c.node + 1 // the next child container's node
-	// value decodes the child at start and returns it and where it ends.
-	value := func(start int) (Value, int) {
-		end := t.end(start, child)
-		if c := data[start]; c != '{' && c != '[' {
-			return t.value(start, end, 0, nil), end
+	it := &t.decoded[i]
+	if it.first == nil {
+		if kind == Array {
+			*it = elemsOf(t.decodeArray(i, start))
+		} else {
+			*it = membersOf(t.decodeObject(i, start))
 		}
-		v := t.value(start, end, child, &boxes[0])
-		boxes, child = boxes[1:], nodes[child].next()
-		return v, end
 	}
-	pos := int(self.end) - len(c.raw) + 1
-	if kind == Array {
-		elems := make([]Value, 0, self.count)
-		for range self.count {
-			v, end := value(skipSpace(data, pos))
-			elems = append(elems, v)
-			pos = skipSpace(data, end) + 1 // past ',' or ']'
-		}
-		c.elems = elems
-	} else {
-		members := make([]Member, 0, self.count)
-		for range self.count {
-			pos = skipSpace(data, pos)
-			keyEnd := skipString(data, pos)
-			key := decodeKey(data[pos:keyEnd])
-			pos = skipSpace(data, skipSpace(data, keyEnd)+1) // past ':'
-			v, end := value(pos)
-			members = append(members, Member{key, v})
-			pos = skipSpace(data, end) + 1 // past ',' or '}'
-		}
-		if !c.canonical {
-			members = jsOrder(members)
-		}
-		c.members = members
+	return *it
+}
+
+// member returns the value at pos, whose container, if it is one, is node
+// *child, and where it ends; *child moves on past a container.
+func (t *tape) member(pos int, child *uint32) (Value, int) {
+	end := t.end(pos, *child)
+	v := t.value(pos, end, *child)
+	if v.Kind() >= Array {
+		*child = t.nodes[*child].next()
 	}
-	c.tape = nil
-	if !c.canonical {
-		c.raw = nil
+	return v, end
+}
+
+func (t *tape) decodeArray(i uint32, start int) []Value {
+	data := t.data
+	self := t.nodes[i]
+	child := i + 1 // the next child container's node
+	pos := start + 1
+	elems := make([]Value, 0, self.count)
+	for range self.count {
+		v, end := t.member(skipSpace(data, pos), &child)
+		elems = append(elems, v)
+		pos = skipSpace(data, end) + 1 // past ',' or ']'
 	}
+	return elems
+}
+
+func (t *tape) decodeObject(i uint32, start int) []Member {
+	data := t.data
+	self := t.nodes[i]
+	child := i + 1 // the next child container's node
+	pos := start + 1
+	members := make([]Member, 0, self.count)
+	for range self.count {
+		pos = skipSpace(data, pos)
+		keyEnd := skipString(data, pos)
+		key := decodeKey(data[pos:keyEnd])
+		pos = skipSpace(data, skipSpace(data, keyEnd)+1) // past ':'
+		v, end := t.member(pos, &child)
+		members = append(members, Member{key, v})
+		pos = skipSpace(data, end) + 1 // past ',' or '}'
+	}
+	if self.link&flagCanonical == 0 {
+		members = jsOrder(members)
+	}
+	return members
 }
 
 func (v Value) elements() []Value {
-	if v.c == nil {
+	if v.Kind() != Array {
 		return nil
 	}
-	v.c.decode(Array)
-	return v.c.elems
+	if v.onTape() {
+		t, i, start := v.tapeNode()
+		return t.items(Array, i, start).elems()
+	}
+	c := (*container)(v.p)
+	c.decode(Array)
+	return c.elems()
 }
 
 func (v Value) objectMembers() []Member {
-	if v.c == nil {
+	if v.Kind() != Object {
 		return nil
 	}
-	v.c.decode(Object)
-	return v.c.members
+	if v.onTape() {
+		t, i, start := v.tapeNode()
+		return t.items(Object, i, start).members()
+	}
+	c := (*container)(v.p)
+	c.decode(Object)
+	return c.members()
 }
 
 // jsOrder returns members (which it may reuse) in the order a JavaScript

@@ -10,21 +10,21 @@ import (
 // Append appends JSON.stringify(v) to dst and returns the extended slice.
 // A non-finite number is written as null, as JavaScript does.
 func (v Value) Append(dst []byte) []byte {
-	switch v.kind {
+	switch v.Kind() {
 	case Null:
 		return append(dst, "null"...)
 	case Bool:
-		if v.b {
+		if v.IsTrue() {
 			return append(dst, "true"...)
 		}
 		return append(dst, "false"...)
 	case Number:
-		return appendNumber(dst, v.num)
+		return appendNumber(dst, v.num())
 	case String:
-		return AppendString(dst, v.str)
+		return AppendString(dst, v.str())
 	case Array:
-		if v.c.raw != nil && v.c.canonical {
-			return append(dst, v.c.raw...)
+		if raw := v.Raw(); raw != nil {
+			return append(dst, raw...)
 		}
 		dst = append(dst, '[')
 		for i, e := range v.elements() {
@@ -35,11 +35,8 @@ func (v Value) Append(dst []byte) []byte {
 		}
 		return append(dst, ']')
 	}
-	if v.c == nil {
-		return append(dst, "{}"...)
-	}
-	if v.c.raw != nil && v.c.canonical {
-		return append(dst, v.c.raw...)
+	if raw := v.Raw(); raw != nil {
+		return append(dst, raw...)
 	}
 	dst = append(dst, '{')
 	for i, m := range v.objectMembers() {
@@ -63,10 +60,14 @@ func (v Value) String() string { return string(v.Append(nil)) }
 // Append writes, and nil otherwise (changed values, non-canonical input,
 // scalars).
 func (v Value) Raw() []byte {
-	if v.c != nil && v.c.canonical {
-		return v.c.raw
+	switch {
+	case v.Kind() < Array:
+		return nil
+	case v.onTape():
+		t, i, start := v.tapeNode()
+		return t.raw(i, start)
 	}
-	return nil
+	return (*container)(v.p).raw
 }
 
 const hexDigits = "0123456789abcdef"

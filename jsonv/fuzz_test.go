@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 	"unicode/utf8"
 )
@@ -175,4 +176,93 @@ func validGeneralized(s string) bool {
 		i += size
 	}
 	return true
+}
+
+// FuzzPeek checks Peek, which reads a member from the text of an object not
+// yet decoded, against Get on the decoded object, on every object of the
+// input: before and after the object is decoded, on its Detach copy, and
+// two keys deep with PeekPath.
+func FuzzPeek(f *testing.F) {
+	addCorpusLines(f)
+	for _, s := range []string{
+		`{"a":1,"b":{"c":2},"a":{"d":3}}`,
+		`{"b":1,"2":2,"1":{"x":[]},"01":4,"4294967295":6,"4294967294":7}`,
+		`{"\u0061":1,"a\"":2,"\ud800":{"\udc00":3},"\ud83d\ude00":4,"\/":5}`,
+		` { "a" : { "b" : [ 1 , { "c" : 2 } ] } , "a" : { "b" : 3 } } `,
+		`[{"a":{"b":1}},[{"c":2}],{"a":{"b":2},"a":1}]`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		ref, err := Parse(data)
+		if err != nil {
+			return
+		}
+		for _, path := range objectPaths(ref, nil, 64) {
+			obj := follow(ref, path)
+			keys := append(obj.Keys(), "", "missing", "0")
+			for _, key := range keys {
+				want, wantOK := obj.Get(key)
+				fresh, _ := Parse(data)
+				lazy := follow(fresh, path)
+				samePeek(t, "Peek", true, data, key, want, wantOK)(lazy.Peek(key))
+				samePeek(t, "Peek on the Detach copy", false, data, key, want, wantOK)(Detach(lazy).Peek(key))
+				for _, sub := range append(want.Keys(), "missing") {
+					deep, deepOK := want.Get(sub)
+					again, _ := Parse(data)
+					samePeek(t, "PeekPath", true, data, key+"."+sub, deep, deepOK && wantOK)(follow(again, path).PeekPath(key, sub))
+				}
+				lazy.Members() // decoded now: Peek takes Get's way
+				samePeek(t, "Peek after decoding", true, data, key, want, wantOK)(lazy.Peek(key))
+			}
+		}
+	})
+}
+
+// objectPaths returns the paths (element indexes as numbers, member keys as
+// strings) to at most limit objects in v.
+func objectPaths(v Value, path []any, limit int) [][]any {
+	var paths [][]any
+	var visit func(v Value, path []any)
+	visit = func(v Value, path []any) {
+		if len(paths) >= limit {
+			return
+		}
+		switch v.Kind() {
+		case Object:
+			paths = append(paths, slices.Clone(path))
+			for _, m := range v.Members() {
+				visit(m.Value, append(path, m.Key))
+			}
+		case Array:
+			for i, e := range v.Elements() {
+				visit(e, append(path, i))
+			}
+		}
+	}
+	visit(v, path)
+	return paths
+}
+
+// follow returns the value at path in v, with Get and Index.
+func follow(v Value, path []any) Value {
+	for _, step := range path {
+		if i, ok := step.(int); ok {
+			v = v.Index(i)
+		} else {
+			v = v.Field(step.(string))
+		}
+	}
+	return v
+}
+
+// samePeek returns a check that a Peek's result is Get's, with the same Raw
+// when sameRaw is set (a Detach copy is canonical whatever its source).
+func samePeek(t *testing.T, what string, sameRaw bool, data []byte, key string, want Value, wantOK bool) func(Value, bool) {
+	return func(got Value, ok bool) {
+		t.Helper()
+		if ok != wantOK || !Equal(got, want) || !bytes.Equal(got.Encode(), want.Encode()) || sameRaw && !bytes.Equal(got.Raw(), want.Raw()) {
+			t.Fatalf("%s(%q) on %q = %s, %v; Get found %s, %v", what, key, data, got, ok, want, wantOK)
+		}
+	}
 }

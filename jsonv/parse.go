@@ -53,12 +53,12 @@ func Parse(data []byte) (Value, error) {
 	return v, err
 }
 
-// parsed is what Parse allocates for one text: the tape, the outermost
-// container and, for a text with few containers, their nodes.
+// parsed is what Parse allocates for a text with few containers: the tape,
+// the containers' nodes and the room for their decoding, at once.
 type parsed struct {
 	tape
-	top   container
-	small [8]node
+	small        [8]node
+	smallDecoded [8]items
 }
 
 func (s *scanner) parse() (Value, error) {
@@ -72,16 +72,19 @@ func (s *scanner) parse() (Value, error) {
 		return Value{}, s.errorAt(rest, "unexpected character %s after JSON value", quoteByte(data[rest]))
 	}
 	if len(s.nodes) == 0 {
-		return (&tape{data: data}).value(start, end, 0, nil), nil
+		return (&tape{data: data}).value(start, end, 0), nil
 	}
-	p := &parsed{tape: tape{data: data}}
-	if len(s.nodes) <= len(p.small) {
-		p.nodes = p.small[:len(s.nodes)]
+	var t *tape
+	if n := len(s.nodes); n <= len(parsed{}.small) {
+		p := &parsed{tape: tape{data: data}}
+		p.nodes = p.small[:n]
 		copy(p.nodes, s.nodes)
+		p.decoded = p.smallDecoded[:n]
+		t = &p.tape
 	} else {
-		p.nodes = append([]node(nil), s.nodes...)
+		t = &tape{data: data, nodes: append([]node(nil), s.nodes...), decoded: make([]items, n)}
 	}
-	return p.value(start, end, 0, &p.top), nil
+	return t.value(start, end, 0), nil
 }
 
 // Valid reports whether data is one JSON text JSON.parse would accept.

@@ -6,11 +6,11 @@ import "bytes"
 // as Get does, but without decoding the object when nothing has looked into
 // it yet: it finds the key in the parsed text, stepping over the other
 // members, so checking the type tag of a block that also carries a long
-// text costs no allocation for the text. A container Peek returns is
-// separate from the one Get would return and is decoded on its own; Peek
-// suits a member looked at once, Get members looked at again. Peek never
-// changes v, but like every accessor it is not safe to call while another
-// goroutine decodes v for the first time.
+// text costs no allocation for the text. Peek suits a member looked at
+// once, Get members looked at again; a container either returns is decoded
+// once, on the first look into it through either. Peek never changes v, but
+// like every accessor it is not safe to call while another goroutine
+// decodes v for the first time.
 func (v Value) Peek(key string) (Value, bool) { return v.PeekPath(key) }
 
 // PeekPath returns the value at a path of object keys, and whether every
@@ -19,39 +19,37 @@ func (v Value) Peek(key string) (Value, bool) { return v.PeekPath(key) }
 // cost nothing when they have not been decoded. An empty path returns v.
 func (v Value) PeekPath(keys ...string) (Value, bool) {
 	cur := v
-	for i := 0; i < len(keys); i++ {
-		if cur.kind != Object || cur.c == nil {
+	for _, key := range keys {
+		var ok bool
+		if cur, ok = cur.peek(key); !ok {
 			return Value{}, false
-		}
-		if cur.c.unscanned { // Detach's copy: scan it afresh, leaving it undecoded
-			scanned, _ := Parse(cur.c.raw)
-			cur = scanned
-		}
-		t := cur.c.tape
-		if t == nil { // decoded, or built
-			m, ok := cur.Get(keys[i])
-			if !ok {
-				return Value{}, false
-			}
-			cur = m
-			continue
-		}
-		node := cur.c.node
-		start := int(t.nodes[node].end) - len(cur.c.raw)
-		for ; ; i++ {
-			vStart, vEnd, vNode, ok := t.find(node, start, keys[i])
-			switch {
-			case !ok:
-				return Value{}, false
-			case i == len(keys)-1:
-				return t.value(vStart, vEnd, vNode, nil), true
-			case t.data[vStart] != '{':
-				return Value{}, false
-			}
-			node, start = vNode, vStart
 		}
 	}
 	return cur, true
+}
+
+// peek is Peek: Get on a container already decoded or built, and a look at
+// the text on one not yet decoded.
+func (v Value) peek(key string) (Value, bool) {
+	if v.Kind() != Object {
+		return Value{}, false
+	}
+	if !v.onTape() {
+		c := (*container)(v.p)
+		if !c.unscanned {
+			return v.Get(key)
+		}
+		v, _ = Parse(c.raw) // Detach's copy: scan it afresh, leaving it undecoded
+	}
+	t, node, start := v.tapeNode()
+	if t.isDecoded(node) {
+		return v.Get(key)
+	}
+	vStart, vEnd, vNode, ok := t.find(node, start, key)
+	if !ok {
+		return Value{}, false
+	}
+	return t.value(vStart, vEnd, vNode), true
 }
 
 // find looks up key in the object whose text starts at start and is node on
@@ -104,7 +102,8 @@ func keyIs(text []byte, key string) bool {
 func (v Value) MayHoldString(s string) bool {
 	raw := v.Raw()
 	if raw == nil {
-		return v.kind == Array || v.kind == Object || (v.kind == String && v.str == s)
+		kind := v.Kind()
+		return kind == Array || kind == Object || (kind == String && v.str() == s)
 	}
 	var buf [64]byte
 	return containsQuoted(raw, AppendString(buf[:0], s))

@@ -16,14 +16,19 @@
 //
 // Values are immutable; With, Without and the constructors return new values.
 // A Value that came from Parse refers to the parsed bytes, which must not
-// change while it is in use. Values are not safe for concurrent use while
-// lazily decoded parts are being looked into for the first time.
+// change while it is in use, and holds on to all of them and to what has
+// been decoded of them, not only to its own part: Detach a value kept for
+// long. Strings are copied out of the bytes as they are decoded. Values are
+// not safe for concurrent use while lazily decoded parts are being looked
+// into for the first time; two different containers of one text may be
+// looked into at once.
 package jsonv
 
 import (
 	"math"
 	"slices"
 	"strconv"
+	"unsafe"
 )
 
 // Kind is the JSON type of a Value.
@@ -51,12 +56,76 @@ func (k Kind) String() string {
 }
 
 // Value is one JSON value. The zero Value is null.
+//
+// It is two words, since slices of Values and Members are most of what
+// decoding allocates. p is a string's bytes, a built array's or object's
+// container, the tape of a parsed one, or numberTag for a number. n is a
+// number's bits; for the other kinds it holds the kind in its top three
+// bits, and below them a string's length, a boolean's 0 or 1, or, for a
+// parsed array or object, flagOnTape, its node and where it starts.
 type Value struct {
-	kind Kind
-	b    bool
-	num  float64
-	str  string
-	c    *container
+	p unsafe.Pointer
+	n uint64
+}
+
+// numberTag is what a number's p points to.
+var numberTag byte
+
+const (
+	kindShift  = 61
+	flagOnTape = 1 << 60
+	lenMask    = flagOnTape - 1
+	nodeShift  = 30               // a parsed container's start below it, its node above
+	fieldMask  = 1<<nodeShift - 1 // either of them (each is below 1<<29)
+)
+
+func stringValue(s string) Value {
+	if s == "" {
+		return Value{n: uint64(String) << kindShift}
+	}
+	return Value{p: unsafe.Pointer(unsafe.StringData(s)), n: uint64(String)<<kindShift | uint64(len(s))}
+}
+
+func numberValue(f float64) Value {
+	return Value{p: unsafe.Pointer(&numberTag), n: math.Float64bits(f)}
+}
+
+func boolValue(b bool) Value {
+	if b {
+		return Value{n: uint64(Bool)<<kindShift | 1}
+	}
+	return Value{n: uint64(Bool) << kindShift}
+}
+
+func containerValue(kind Kind, c *container) Value {
+	return Value{p: unsafe.Pointer(c), n: uint64(kind) << kindShift}
+}
+
+// tapeValue returns the array or object that is node i on t and starts at
+// start.
+func tapeValue(kind Kind, t *tape, start int, i uint32) Value {
+	return Value{p: unsafe.Pointer(t), n: uint64(kind)<<kindShift | flagOnTape | uint64(i)<<nodeShift | uint64(start)}
+}
+
+// onTape reports whether v, an array or an object, is parsed (and not
+// built): whether its p is a tape.
+func (v Value) onTape() bool { return v.n&flagOnTape != 0 }
+
+// str returns the string of a String value, "" for other kinds.
+func (v Value) str() string {
+	if v.Kind() != String {
+		return ""
+	}
+	return unsafe.String((*byte)(v.p), int(v.n&lenMask))
+}
+
+// num returns the number of a Number value.
+func (v Value) num() float64 { return math.Float64frombits(v.n) }
+
+// tapeNode returns where a parsed array or object is: its tape, its node and
+// where its text starts.
+func (v Value) tapeNode() (t *tape, i uint32, start int) {
+	return (*tape)(v.p), uint32(v.n>>nodeShift) & fieldMask, int(v.n & fieldMask)
 }
 
 // Member is one key and value of an object.
@@ -65,20 +134,53 @@ type Member struct {
 	Value Value
 }
 
-// container holds the elements of an array or the members of an object.
-// A container made by Parse starts lazy, with the tape of the text it was
-// parsed from, and is decoded on first use. raw is its text, kept only while
-// it is canonical (equal to what Append writes) or not yet decoded. A
-// container made by Detach holds only its canonical text (unscanned) and is
-// scanned again on first use.
+// items is the elements or members of an array or an object, once decoded
+// or built: a pointer to the first (a *Value or a *Member) and a count.
+type items struct {
+	first unsafe.Pointer
+	len   uint32
+}
+
+func elemsOf(elems []Value) items {
+	if len(elems) == 0 {
+		return items{}
+	}
+	return items{unsafe.Pointer(&elems[0]), uint32(len(elems))}
+}
+
+func membersOf(members []Member) items {
+	if len(members) == 0 {
+		return items{}
+	}
+	return items{unsafe.Pointer(&members[0]), uint32(len(members))}
+}
+
+func (it items) elems() []Value { return unsafe.Slice((*Value)(it.first), it.len) }
+
+func (it items) members() []Member { return unsafe.Slice((*Member)(it.first), it.len) }
+
+// container holds the elements of a built array or the members of a built
+// object (a parsed one is its tape's, see tape). A container made by Detach
+// holds only its canonical text, raw, and is scanned again on first use;
+// raw stays, for Append to copy.
 type container struct {
+	items
 	raw       []byte
-	canonical bool
 	unscanned bool
-	tape      *tape  // non-nil until decoded
-	node      uint32 // the container's node on the tape
-	elems     []Value
-	members   []Member
+}
+
+// decode fills a container made by Detach from its text.
+func (c *container) decode(kind Kind) {
+	if !c.unscanned {
+		return
+	}
+	scanned, _ := Parse(c.raw) // Append's output, so valid
+	if kind == Array {
+		c.items = elemsOf(scanned.elements())
+	} else {
+		c.items = membersOf(scanned.objectMembers())
+	}
+	c.unscanned = false
 }
 
 // Detach returns v with a private copy of its text and nothing else: no
@@ -86,35 +188,35 @@ type container struct {
 // is the smallest form of a value kept for long (a fold's surface holds one
 // per node); the first look into it scans the text again.
 func Detach(v Value) Value {
-	if v.c == nil {
+	if v.Kind() < Array {
 		return v
 	}
 	text := v.Append(nil)
-	return Value{kind: v.kind, c: &container{raw: text, canonical: true, unscanned: true}}
+	return containerValue(v.Kind(), &container{raw: text, unscanned: true})
 }
 
 // NullValue returns JSON null.
 func NullValue() Value { return Value{} }
 
 // BoolValue returns a JSON boolean.
-func BoolValue(b bool) Value { return Value{kind: Bool, b: b} }
+func BoolValue(b bool) Value { return boolValue(b) }
 
 // NumberValue returns a JSON number.
-func NumberValue(f float64) Value { return Value{kind: Number, num: f} }
+func NumberValue(f float64) Value { return numberValue(f) }
 
 // IntValue returns a JSON number holding an integer.
-func IntValue(i int64) Value { return Value{kind: Number, num: float64(i)} }
+func IntValue(i int64) Value { return numberValue(float64(i)) }
 
 // StringValue returns a JSON string. s is UTF-8; a lone UTF-16 surrogate may
 // be carried in its generalized UTF-8 form (as Parse produces it). Two such
 // surrogates forming a pair, as concatenating JavaScript strings can produce,
 // are joined into the one character JavaScript sees, so that equal strings
 // have equal bytes.
-func StringValue(s string) Value { return Value{kind: String, str: joinSurrogatePairs(s)} }
+func StringValue(s string) Value { return stringValue(joinSurrogatePairs(s)) }
 
 // ArrayValue returns a JSON array of the given elements.
 func ArrayValue(elems ...Value) Value {
-	return Value{kind: Array, c: &container{elems: elems}}
+	return containerValue(Array, &container{items: elemsOf(elems)})
 }
 
 // ObjectValue returns a JSON object with the given members, ordered as
@@ -122,47 +224,62 @@ func ArrayValue(elems ...Value) Value {
 // rest in the given order. A repeated key keeps its first position and its
 // last value.
 func ObjectValue(members ...Member) Value {
-	return Value{kind: Object, c: &container{members: jsOrder(slices.Clone(members))}}
+	return containerValue(Object, &container{items: membersOf(jsOrder(slices.Clone(members)))})
 }
 
 // M is shorthand for a Member, for building objects in code.
 func M(key string, v Value) Member { return Member{Key: key, Value: v} }
 
 // Kind reports the JSON type of v.
-func (v Value) Kind() Kind { return v.kind }
+func (v Value) Kind() Kind {
+	if v.p == unsafe.Pointer(&numberTag) {
+		return Number
+	}
+	return Kind(v.n >> kindShift)
+}
 
 // IsNull reports whether v is JSON null.
-func (v Value) IsNull() bool { return v.kind == Null }
+func (v Value) IsNull() bool { return v == Value{} }
 
 // Bool returns v's boolean, and whether v is a boolean.
-func (v Value) Bool() (bool, bool) { return v.b, v.kind == Bool }
+func (v Value) Bool() (bool, bool) {
+	if v.Kind() != Bool {
+		return false, false
+	}
+	return v.n&1 != 0, true
+}
 
 // IsTrue reports whether v is the boolean true.
-func (v Value) IsTrue() bool { return v.kind == Bool && v.b }
+func (v Value) IsTrue() bool { return v == boolValue(true) }
 
 // Number returns v's number, and whether v is a number.
-func (v Value) Number() (float64, bool) { return v.num, v.kind == Number }
+func (v Value) Number() (float64, bool) {
+	if v.Kind() != Number {
+		return 0, false
+	}
+	return v.num(), true
+}
 
 // Str returns v's string, and whether v is a string. Lone surrogates appear
 // in their generalized UTF-8 form.
-func (v Value) Str() (string, bool) { return v.str, v.kind == String }
+func (v Value) Str() (string, bool) { return v.str(), v.Kind() == String }
 
 // Text returns v's string, or "" when v is not a string.
-func (v Value) Text() string { return v.str }
+func (v Value) Text() string { return v.str() }
 
 // IsNegZero reports whether v is the number -0, which dsh refuses wherever a
 // value must survive a JSON round trip.
 func (v Value) IsNegZero() bool {
-	return v.kind == Number && v.num == 0 && math.Signbit(v.num)
+	return v.Kind() == Number && v.n == 1<<63 // the bits of -0
 }
 
 // SafeInt returns v as an integer when v is a safe integer in JavaScript's
 // sense (|v| ≤ 2^53−1). -0 is reported as not safe, as dsh's counts do.
 func (v Value) SafeInt() (int64, bool) {
-	if v.kind != Number || v.IsNegZero() {
+	if v.Kind() != Number || v.IsNegZero() {
 		return 0, false
 	}
-	f := v.num
+	f := v.num()
 	if f != math.Trunc(f) || math.Abs(f) > maxSafeInteger {
 		return 0, false
 	}
@@ -181,7 +298,7 @@ const maxSafeInteger = 1<<53 - 1
 // Len returns the number of elements of an array or members of an object,
 // and 0 for other kinds.
 func (v Value) Len() int {
-	switch v.kind {
+	switch v.Kind() {
 	case Array:
 		return len(v.elements())
 	case Object:
@@ -192,7 +309,7 @@ func (v Value) Len() int {
 
 // Index returns the i-th element of an array, or null when out of range.
 func (v Value) Index(i int) Value {
-	if v.kind != Array {
+	if v.Kind() != Array {
 		return Value{}
 	}
 	elems := v.elements()
@@ -205,7 +322,7 @@ func (v Value) Index(i int) Value {
 // Elements returns the elements of an array (nil for other kinds). The slice
 // belongs to v and must not be modified.
 func (v Value) Elements() []Value {
-	if v.kind != Array {
+	if v.Kind() != Array {
 		return nil
 	}
 	return v.elements()
@@ -214,7 +331,7 @@ func (v Value) Elements() []Value {
 // Members returns the members of an object in JavaScript order (nil for other
 // kinds). The slice belongs to v and must not be modified.
 func (v Value) Members() []Member {
-	if v.kind != Object {
+	if v.Kind() != Object {
 		return nil
 	}
 	return v.objectMembers()
@@ -222,7 +339,7 @@ func (v Value) Members() []Member {
 
 // Get returns the value of key in an object, and whether it is present.
 func (v Value) Get(key string) (Value, bool) {
-	if v.kind != Object {
+	if v.Kind() != Object {
 		return Value{}, false
 	}
 	members := v.objectMembers()
@@ -265,7 +382,7 @@ func (v Value) With(key string, val Value) Value {
 	members := make([]Member, len(old), len(old)+1)
 	copy(members, old)
 	members = setMember(members, key, val)
-	return Value{kind: Object, c: &container{members: members}}
+	return containerValue(Object, &container{items: membersOf(members)})
 }
 
 // Without returns a copy of object v without the given keys; the others keep
@@ -278,7 +395,7 @@ func (v Value) Without(keys ...string) Value {
 			members = append(members, m)
 		}
 	}
-	return Value{kind: Object, c: &container{members: members}}
+	return containerValue(Object, &container{items: membersOf(members)})
 }
 
 // WithIndex returns a copy of array v with element i replaced by val.
@@ -289,7 +406,7 @@ func (v Value) WithIndex(i int, val Value) Value {
 	if i >= 0 && i < len(elems) {
 		elems[i] = val
 	}
-	return Value{kind: Array, c: &container{elems: elems}}
+	return containerValue(Array, &container{items: elemsOf(elems)})
 }
 
 func contains(keys []string, key string) bool {
@@ -353,18 +470,19 @@ func arrayIndex(key string) (uint32, bool) {
 // numbers and strings, arrays equal element by element, and objects with the
 // same members in the same order.
 func Equal(a, b Value) bool {
-	if a.kind != b.kind {
+	if a.Kind() != b.Kind() {
 		return false
 	}
-	switch a.kind {
+	switch a.Kind() {
 	case Null:
 		return true
 	case Bool:
-		return a.b == b.b
+		return a.n == b.n
 	case Number:
-		return a.num == b.num || (math.IsNaN(a.num) && math.IsNaN(b.num))
+		x, y := a.num(), b.num()
+		return x == y || (math.IsNaN(x) && math.IsNaN(y))
 	case String:
-		return a.str == b.str
+		return a.str() == b.str()
 	case Array:
 		ae, be := a.elements(), b.elements()
 		if len(ae) != len(be) {

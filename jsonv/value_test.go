@@ -1,6 +1,7 @@
 package jsonv
 
 import (
+	"sync"
 	"testing"
 )
 
@@ -355,7 +356,7 @@ func TestDetach(t *testing.T) {
 		if got := d.String(); got != tc.want {
 			t.Errorf("Detach(%s).String() = %s, want %s", tc.in, got, tc.want)
 		}
-		if d.c != nil && (d.c.tape != nil || d.c.elems != nil || d.c.members != nil) {
+		if d.Kind() >= Array && (d.onTape() || !undecoded(d)) {
 			t.Errorf("Detach(%s) keeps more than its text", tc.in)
 		}
 		want := mustParse(t, tc.want)
@@ -375,10 +376,49 @@ func TestPeekDetached(t *testing.T) {
 	if _, ok := d.Peek("missing"); ok {
 		t.Error(`Peek("missing") found a member`)
 	}
-	if !d.c.unscanned || d.c.members != nil {
+	if !undecoded(d) {
 		t.Error("Peek decoded the detached value")
 	}
 	if got := d.Field("content").Index(0).Field("text").Text(); got != "hi" {
 		t.Errorf("content[0].text = %q after Peek, want hi", got)
+	}
+}
+
+// undecoded reports whether nothing of v, an array or an object, has been
+// decoded yet.
+func undecoded(v Value) bool {
+	if v.onTape() {
+		t, i, _ := v.tapeNode()
+		return t.decoded[i].first == nil
+	}
+	c := (*container)(v.p)
+	return c.unscanned && c.first == nil
+}
+
+// TestLookIntoTwoContainersAtOnce checks the one concurrent use the package
+// doc allows: two goroutines each looking into a different container of one
+// parsed text for the first time (go test -race tells a data race).
+func TestLookIntoTwoContainersAtOnce(t *testing.T) {
+	v := mustParse(t, `{"a":{"x":[1,{"y":"p"}],"z":"q"},"b":{"x":[2,{"y":"r"}],"z":"s"}}`)
+	want := map[string]string{"a": `1 p q`, "b": `2 r s`}
+	got := make(map[string]string)
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for _, m := range v.Members() {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			x := m.Value.Field("x")
+			s := x.Index(0).String() + " " + x.Index(1).Field("y").Text() + " " + m.Value.Field("z").Text()
+			mu.Lock()
+			got[m.Key] = s
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	for key, w := range want {
+		if got[key] != w {
+			t.Errorf("%s read as %q, want %q", key, got[key], w)
+		}
 	}
 }
