@@ -252,7 +252,10 @@ func (j *judge) link(p *request, req request) {
 			"the surface was rewritten since request %d at seq %d (content generation %d -> %d), yet no series header lies between them",
 			p.index, p.seq, p.contentGeneration, req.contentGeneration)
 	}
-	headerCause := headerChange(p, req)
+	headerCause := Cause("")
+	if j.since.header >= 0 { // else the header in force is the one p had
+		headerCause = headerChange(p, req)
+	}
 	if diff == nil && headerCause == "" {
 		j.chain.Extending++
 		return
