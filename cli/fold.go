@@ -285,7 +285,7 @@ func printNodes(w io.Writer, f *fold.Fold) error {
 		widths[0] = max(widths[0], len(itoa(n.Seq)))
 		widths[1] = max(widths[1], utf8.RuneCountInString(n.Type))
 	}
-	t := table{w: bufio.NewWriter(w), widths: widths, right: right}
+	t := table{w: bufio.NewWriterSize(w, outputBuffer), widths: widths, right: right}
 	t.row(header)
 	eachPreview(f.Surface(), replaced, func(n fold.Node, preview string) {
 		t.row([]string{itoa(n.Seq), n.Type, preview})
