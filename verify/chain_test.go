@@ -204,3 +204,28 @@ func jsonOf(c Chain) string {
 	b, _ := json.Marshal(c)
 	return string(b)
 }
+
+// jsonText is JSON.stringify of a value, whether its parsed text is the
+// canonical one (returned as it is) or not (encoded).
+func TestJSONTextIsEncode(t *testing.T) {
+	for _, text := range []string{
+		`{"role":"user","content":[{"type":"text","text":"hi"}]}`,
+		`{ "role" : "user" }`,
+		`{"b":1,"a":2,"1":3}`,
+		`["\u0041", 1.0, 1e2, -0]`,
+		`{"text":"\ud800 lone"}`,
+		`"plain"`, `12`, `null`,
+	} {
+		v, err := jsonv.Parse([]byte(text))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := string(jsonText(v)), v.String(); got != want {
+			t.Errorf("jsonText(%s) = %s, want %s", text, got, want)
+		}
+		detached := jsonv.Detach(v)
+		if got, want := string(jsonText(detached)), v.String(); got != want {
+			t.Errorf("jsonText(Detach(%s)) = %s, want %s", text, got, want)
+		}
+	}
+}

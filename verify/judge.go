@@ -339,7 +339,7 @@ func headerDiff(a, b jsonv.Value) Cause {
 		return CauseTools
 	}
 	for i := range ta {
-		if !bytes.Equal(ta[i].Encode(), tb[i].Encode()) {
+		if !bytes.Equal(jsonText(ta[i]), jsonText(tb[i])) {
 			return CauseTools
 		}
 	}
