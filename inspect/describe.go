@@ -355,6 +355,7 @@ func cutLine(text string, n int) string { return cutJoined([]string{text}, n) }
 // them: the texts after the first n runes are never read.
 func cutJoined(texts []string, n int) string {
 	var b strings.Builder
+	b.Grow(n + 4)        // the cut of an ASCII text, in one allocation
 	runes, cutAt := 0, 0 // cutAt: the bytes of the first n-1 runes
 	add := func(s string) {
 		b.WriteString(s)
@@ -371,9 +372,12 @@ func cutJoined(texts []string, n int) string {
 			space = b.Len() > 0
 		}
 		for i := 0; i < len(text) && runes <= n; {
-			r, size := utf8.DecodeRuneInString(text[i:])
+			r, size := rune(text[i]), 1
+			if r >= utf8.RuneSelf {
+				r, size = utf8.DecodeRuneInString(text[i:])
+			}
 			switch {
-			case unicode.IsSpace(r):
+			case isSpace(r):
 				space = b.Len() > 0
 			case space && runes == n:
 				runes++ // the space would be rune n+1
@@ -393,6 +397,14 @@ func cutJoined(texts []string, n int) string {
 	// As truncate does, by way of []rune: a byte that is not UTF-8 becomes
 	// U+FFFD.
 	return string([]rune(b.String()[:cutAt])) + "…"
+}
+
+// isSpace is unicode.IsSpace, without a call for ASCII.
+func isSpace(r rune) bool {
+	if r < utf8.RuneSelf {
+		return r == ' ' || '\t' <= r && r <= '\r'
+	}
+	return unicode.IsSpace(r)
 }
 
 // truncate cuts s to at most n runes, ending with "…" when it cut.

@@ -56,3 +56,12 @@ func TestCutJoinedIsCutLineOfTheJoin(t *testing.T) {
 		}
 	}
 }
+
+// isSpace is unicode.IsSpace.
+func TestIsSpace(t *testing.T) {
+	for r := rune(0); r <= 0x3000; r++ {
+		if isSpace(r) != unicode.IsSpace(r) {
+			t.Errorf("isSpace(%U) = %v", r, isSpace(r))
+		}
+	}
+}
