@@ -131,10 +131,11 @@ func (r *Restorer) checkEvent(ev session.Event, index int64) error {
 	if r.admitted && !admissionSkips(ev) {
 		return nil // the rest, admission found true of the row
 	}
-	if err := checkRetiredSyntax(ev.Row); err != nil {
+	row := partsOf(ev.Row)
+	if err := row.checkRetiredSyntax(); err != nil {
 		return err
 	}
-	if err := checkSystemMessage(ev.Row); err != nil {
+	if err := row.checkSystemMessage(); err != nil {
 		return err
 	}
 	if ev.Type != "tool/result" {
