@@ -395,8 +395,12 @@ func cutJoined(texts []string, n int) string {
 		return b.String()
 	}
 	// As truncate does, by way of []rune: a byte that is not UTF-8 becomes
-	// U+FFFD.
-	return string([]rune(b.String()[:cutAt])) + "…"
+	// U+FFFD (valid UTF-8 goes through unchanged).
+	kept := b.String()[:cutAt]
+	if !utf8.ValidString(kept) {
+		kept = string([]rune(kept))
+	}
+	return kept + "…"
 }
 
 // isSpace is unicode.IsSpace, without a call for ASCII.
