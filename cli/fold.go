@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
 	"strings"
 	"unicode/utf8"
 
@@ -284,19 +285,76 @@ func printNodes(w io.Writer, f *fold.Fold) error {
 		widths[0] = max(widths[0], len(itoa(n.Seq)))
 		widths[1] = max(widths[1], utf8.RuneCountInString(n.Type))
 	}
-	t := table{w: bufio.NewWriter(w), widths: widths, right: right}
+	t := table{w: bufio.NewWriterSize(w, outputBuffer), widths: widths, right: right}
 	t.row(header)
-	for _, n := range f.Surface() {
-		t.row([]string{itoa(n.Seq), n.Type, nodePreview(n, replaced)})
-	}
+	eachPreview(f.Surface(), replaced, func(n fold.Node, preview string) {
+		t.row([]string{itoa(n.Seq), n.Type, preview})
+	})
 	return t.w.Flush()
+}
+
+// previewChunk is how many nodes one goroutine previews at a time.
+const previewChunk = 256
+
+// eachPreview calls visit with every node and its preview, in surface
+// order. A long surface's previews are made ahead on up to GOMAXPROCS
+// goroutines, a chunk of nodes each, at most two chunks per goroutine ahead
+// of visit: the table costs its time divided among the cores, and memory
+// for a few chunks of previews, never all of them. Each node is previewed
+// by one goroutine only, and the fold is not changing.
+func eachPreview(nodes []fold.Node, replaced map[int64]fold.Replacement, visit func(fold.Node, string)) {
+	workers := runtime.GOMAXPROCS(0)
+	if workers < 2 || len(nodes) <= previewChunk {
+		for _, n := range nodes {
+			visit(n, nodePreview(n, replaced))
+		}
+		return
+	}
+	type chunk struct {
+		start    int
+		previews []string
+		done     chan struct{}
+	}
+	work := make(chan *chunk)
+	order := make(chan *chunk, 2*workers)
+	go func() {
+		for start := 0; start < len(nodes); start += previewChunk {
+			c := &chunk{start: start, done: make(chan struct{})}
+			order <- c
+			work <- c
+		}
+		close(work)
+		close(order)
+	}()
+	for range workers {
+		go func() {
+			for c := range work {
+				for _, n := range nodes[c.start:min(c.start+previewChunk, len(nodes))] {
+					c.previews = append(c.previews, nodePreview(n, replaced))
+				}
+				close(c.done)
+			}
+		}()
+	}
+	for c := range order {
+		<-c.done
+		for i, preview := range c.previews {
+			visit(nodes[c.start+i], preview)
+		}
+	}
 }
 
 // nodePreview summarizes a node's message as inspect does for its event,
 // marking a node that adds no message and one that replaced others.
 func nodePreview(n fold.Node, replaced map[int64]fold.Replacement) string {
-	data := jsonv.Detach(n.Message) // a copy to decode: the node's stays undecoded
-	message := data
+	message := n.Message
+	if raw := message.Raw(); raw != nil {
+		// A parse of its own to decode: the node's message stays undecoded.
+		if parsed, err := jsonv.Parse(raw); err == nil {
+			message = parsed
+		}
+	}
+	data := message
 	if n.Type != "user/message" {
 		data = jsonv.ObjectValue(jsonv.M("message", message))
 	}

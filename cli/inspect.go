@@ -185,7 +185,7 @@ type inspectTable struct {
 }
 
 func newInspectTable(out io.Writer, file string) *inspectTable {
-	t := &inspectTable{out: &trimTrailingSpace{w: bufio.NewWriter(out)}, file: file}
+	t := &inspectTable{out: &trimTrailingSpace{w: bufio.NewWriterSize(out, outputBuffer)}, file: file}
 	for _, title := range inspectColumns {
 		t.widths = append(t.widths, twwidth.Width(title))
 	}
@@ -326,7 +326,14 @@ type inspectJSON struct {
 	buf []byte
 }
 
-func newInspectJSON(out io.Writer) *inspectJSON { return &inspectJSON{out: bufio.NewWriter(out)} }
+// outputBuffer is the write buffer of a verb that streams a large output
+// (a line per event, a row per node): a pipe takes it in a few writes per
+// megabyte instead of hundreds.
+const outputBuffer = 64 << 10
+
+func newInspectJSON(out io.Writer) *inspectJSON {
+	return &inspectJSON{out: bufio.NewWriterSize(out, outputBuffer)}
+}
 
 func (j *inspectJSON) wants(int64) bool { return true }
 

@@ -11,7 +11,7 @@ import (
 // normalized snapshot lists the tools by name, only the name is checked; where
 // it gives the "{{tools}}" placeholder, nothing can be (vocabulary.md).
 func (f *Fold) checkDeveloperHeader(ev session.Event) error {
-	if err := checkEventData(ev, "developer/message at seq "+jsonv.IntValue(ev.Seq).String()); err != nil {
+	if err := checkEventData(ev, subject{typ: typeDeveloper, n: ev.Seq}); err != nil {
 		return err
 	}
 	data := ev.Data()

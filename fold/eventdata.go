@@ -9,7 +9,7 @@ import (
 // (validateSessionEventData, surface.ts@103e8703): developer role and
 // tool-change blocks, canonical request headers, and tool errors only on
 // error results. subject starts every message, as dsh words it.
-func checkEventData(ev session.Event, subject string) error {
+func checkEventData(ev session.Event, subject subject) error {
 	data := ev.Data()
 	if IsSurfaceEligible(ev.Type) && isRecord(data) {
 		message := data.Field("message")
@@ -57,13 +57,13 @@ func checkEventData(ev session.Event, subject string) error {
 // checkMessageRole is the message half of checkEventData: the developer role
 // goes with developer/message, tool-change blocks only in it, and headerSeq
 // exactly when the message adds tools.
-func checkMessageRole(typ string, data, message jsonv.Value, subject string) error {
+func checkMessageRole(typ string, data, message jsonv.Value, subject subject) error {
 	isDeveloper := message.Field("role").Text() == "developer" && message.Field("role").Kind() == jsonv.String
 	if (typ == typeDeveloper) != isDeveloper {
 		return refusef("%s developer/message and developer role must occur together", subject)
 	}
 	content := message.Field("content")
-	if !isDeveloper {
+	if !isDeveloper && mayHoldToolChange(content) {
 		for _, block := range content.Elements() {
 			if isToolChange(block) {
 				return refusef("%s tool-change blocks require developer role", subject)
@@ -94,6 +94,13 @@ func checkMessageRole(typ string, data, message jsonv.Value, subject string) err
 		return refusef("%s requires headerSeq exactly when tool additions are present", subject)
 	}
 	return nil
+}
+
+// mayHoldToolChange reports whether content may hold a tool-change block:
+// false when its canonical text quotes neither tag, so that the blocks of a
+// long conversation are not decoded only to find none.
+func mayHoldToolChange(content jsonv.Value) bool {
+	return content.MayHoldString("tool-addition") || content.MayHoldString("tool-removal")
 }
 
 // isToolChange reports whether a content block is a tool-addition or

@@ -88,8 +88,12 @@ func (t *turnState) apply(ev session.Event) {
 		t.stepOpen = false
 		t.pending = t.pending[:0]
 	case typeAssistant:
-		for _, block := range data.Field("message").Field("content").Elements() {
-			if block.Field("type").Text() == "tool-call" {
+		content := data.Field("message").Field("content")
+		if !content.MayHoldString("tool-call") {
+			return // no block can be a call: none is decoded
+		}
+		for _, block := range content.Elements() {
+			if typ, _ := block.Peek("type"); typ.Text() == "tool-call" {
 				t.register(block.Field("id"), fieldOf(data, "step"))
 			}
 		}

@@ -1,6 +1,8 @@
 package fold
 
 import (
+	"strconv"
+
 	"github.com/dshlog/dshlog/jsonv"
 	"github.com/dshlog/dshlog/session"
 )
@@ -18,20 +20,25 @@ func (f *Fold) Load(ev session.Event) error {
 	return nil
 }
 
-// seedEnvelopeKeys are the members an event row may have.
-var seedEnvelopeKeys = map[string]bool{
-	"type": true, "seq": true, "time": true, "data": true,
-	"surfaceOp": true, "sourceEventSeqs": true, "ignorable": true,
-}
-
 // headerReasons are the reasons a request/header may give.
 var headerReasons = map[string]bool{"initial": true, "resume": true, "change": true, "series": true}
 
-// messageRoles is the role each message-carrying event type must give its
-// message.
-var messageRoles = map[string]string{
-	typeSystem: "system", typeDeveloper: "developer", typeUser: "user",
-	typeAssistant: "assistant", typeToolResult: "tool",
+// messageRole returns the role a message-carrying event type must give its
+// message, and false for the other types.
+func messageRole(typ string) (string, bool) {
+	switch typ {
+	case typeSystem:
+		return "system", true
+	case typeDeveloper:
+		return "developer", true
+	case typeUser:
+		return "user", true
+	case typeAssistant:
+		return "assistant", true
+	case typeToolResult:
+		return "tool", true
+	}
+	return "", false
 }
 
 // CheckSeedEvent applies the checks dsh's Session runs on each event of a
@@ -46,10 +53,26 @@ func CheckSeedEvent(ev session.Event, index int64) error {
 	if ev.Seq != index {
 		return refusef("seed event at index %d has seq %d (expected %d); seed must be contiguous from 0", index, ev.Seq, index)
 	}
-	if err := checkEventData(ev, "seed "+ev.Type+" at index "+jsonv.IntValue(index).String()); err != nil {
+	if err := checkEventData(ev, subject{typ: ev.Type, n: index, seed: true}); err != nil {
 		return err
 	}
 	return checkLLMShape(ev, index)
+}
+
+// subject names the event a refusal is about, as dsh starts the message:
+// "seed user/message at index 4" or "developer/message at seq 9". It is a
+// value, worded only when a refusal is.
+type subject struct {
+	typ  string
+	n    int64 // the index of a seed event, else the seq
+	seed bool
+}
+
+func (s subject) String() string {
+	if s.seed {
+		return "seed " + s.typ + " at index " + strconv.FormatInt(s.n, 10)
+	}
+	return s.typ + " at seq " + strconv.FormatInt(s.n, 10)
 }
 
 // validEnvelope reports whether a row has only envelope keys, a string
@@ -58,30 +81,41 @@ func validEnvelope(row jsonv.Value) bool {
 	if row.Kind() != jsonv.Object {
 		return false
 	}
-	for _, m := range row.Members() {
-		if !seedEnvelopeKeys[m.Key] {
+	typeOK, seqOK, timeOK, hasData := false, false, false, false
+	for _, m := range row.Members() { // one pass: an object's keys are unique
+		switch m.Key {
+		case "type":
+			typeOK = m.Value.Kind() == jsonv.String
+		case "seq":
+			_, seqOK = m.Value.Count()
+		case "time":
+			_, timeOK = m.Value.SafeInt()
+		case "data":
+			hasData = true
+		case "ignorable":
+			if !m.Value.IsTrue() {
+				return false
+			}
+		case "surfaceOp", "sourceEventSeqs":
+		default:
 			return false
 		}
 	}
-	_, seqOK := row.Field("seq").Count()
-	_, timeOK := row.Field("time").SafeInt()
-	ignorable, hasIgnorable := row.Get("ignorable")
-	return row.Field("type").Kind() == jsonv.String && seqOK && timeOK && row.Has("data") &&
-		(!hasIgnorable || ignorable.IsTrue())
+	return typeOK && seqOK && timeOK && hasData
 }
 
 // checkLLMShape refuses obsolete request headers and malformed messages and
 // settlements (assertCurrentLlmShape).
 func checkLLMShape(ev session.Event, index int64) error {
 	data := ev.Data()
-	subject := "seed " + ev.Type + " at index " + jsonv.IntValue(index).String()
+	subject := subject{typ: ev.Type, n: index, seed: true}
 	switch ev.Type {
 	case typeHeader:
 		return checkHeaderShape(data, index)
 	case typeAttempt:
 		return checkSettlementShape(data, subject)
 	}
-	if _, isMessage := messageRoles[ev.Type]; !isMessage {
+	if _, isMessage := messageRole(ev.Type); !isMessage {
 		return nil
 	}
 	if err := checkMessageShape(ev.Type, data, subject); err != nil {
@@ -134,7 +168,7 @@ func validAdapterDefaults(defaults, config jsonv.Value) bool {
 
 // checkSettlementShape checks the fields the Session reads from a
 // settlement: its turn and step, and its embedded stream.
-func checkSettlementShape(data jsonv.Value, subject string) error {
+func checkSettlementShape(data jsonv.Value, subject subject) error {
 	_, turnOK := data.Field("turn").Count()
 	_, stepOK := data.Field("step").Count()
 	if !turnOK || !stepOK || data.Field("stream").Kind() != jsonv.Array {
@@ -146,7 +180,7 @@ func checkSettlementShape(data jsonv.Value, subject string) error {
 // checkMessageShape checks a message-carrying event's message: an id, the
 // role its type implies, a source with a kind, a content list, and the
 // source each role requires (assertMessageEventShape).
-func checkMessageShape(typ string, data jsonv.Value, subject string) error {
+func checkMessageShape(typ string, data jsonv.Value, subject subject) error {
 	message := data.Field("message")
 	if typ == typeUser {
 		message = data
@@ -154,7 +188,7 @@ func checkMessageShape(typ string, data jsonv.Value, subject string) error {
 	if id, ok := message.Field("id").Str(); !ok || id == "" {
 		return refusef("%s lacks an identified message", subject)
 	}
-	role := messageRoles[typ]
+	role, _ := messageRole(typ)
 	if r := message.Field("role"); r.Kind() != jsonv.String || r.Text() != role {
 		return refusef(`%s message must have role "%s"`, subject, role)
 	}

@@ -1,6 +1,7 @@
 package fold
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
@@ -234,32 +235,35 @@ func checkSources(ev session.Event, shadowed []Node) error {
 	if ev.Type == typeAssistant && present {
 		return refusef("assistant/message embeds its source stream and cannot carry sourceEventSeqs")
 	}
-	var sources map[int64]bool
+	var seqs []int64
 	if present {
 		if raw.Kind() != jsonv.Array {
 			return refusef("sourceEventSeqs on event at seq %d must be an array when present", ev.Seq)
 		}
-		seqs, ok := expandSources(raw)
-		if len(seqs) == 0 && ok {
+		var buf [8]int64 // most events cite a seq or two: no allocation
+		expanded, ok := expandSources(raw, buf[:0])
+		if len(expanded) == 0 && ok {
 			return refusef("sourceEventSeqs must not be empty")
 		}
 		if !ok {
 			return refusef(`session event "%s" sourceEventSeqs must densely contain non-negative safe integers`, ev.Type)
 		}
-		sources = make(map[int64]bool, len(seqs))
-		nonEarlier := int64(-1)
-		for _, s := range seqs {
-			sources[s] = true
-			if nonEarlier < 0 && s >= ev.Seq {
-				nonEarlier = s
-			}
-		}
-		if len(sources) != len(seqs) {
+		if hasDuplicate(expanded) {
 			return refusef("sourceEventSeqs must not contain duplicates")
 		}
-		if nonEarlier >= 0 {
-			return refusef("sourceEventSeqs must reference earlier events: %d >= current seq %d", nonEarlier, ev.Seq)
+		for _, s := range expanded {
+			if s >= ev.Seq {
+				return refusef("sourceEventSeqs must reference earlier events: %d >= current seq %d", s, ev.Seq)
+			}
 		}
+		seqs = expanded
+	}
+	if len(shadowed) == 0 {
+		return nil
+	}
+	sources := make(map[int64]bool, len(seqs))
+	for _, s := range seqs {
+		sources[s] = true
 	}
 	var missing []string
 	for _, n := range shadowed {
@@ -273,9 +277,31 @@ func checkSources(ev session.Event, shadowed []Node) error {
 	return nil
 }
 
-// expandSources expands a sourceEventSeqs list whose members are seqs or
-// [start, end] ranges; ok is false when a member is neither.
-func expandSources(raw jsonv.Value) (seqs []int64, ok bool) {
+// hasDuplicate reports whether a seq occurs twice in seqs: by comparing
+// pairs in a short list, by sorting a copy in a long one.
+func hasDuplicate(seqs []int64) bool {
+	if len(seqs) <= 16 {
+		for i, s := range seqs {
+			if slices.Contains(seqs[i+1:], s) {
+				return true
+			}
+		}
+		return false
+	}
+	sorted := slices.Clone(seqs)
+	slices.Sort(sorted)
+	for i := 1; i < len(sorted); i++ {
+		if sorted[i] == sorted[i-1] {
+			return true
+		}
+	}
+	return false
+}
+
+// expandSources appends to seqs the expansion of a sourceEventSeqs list
+// whose members are seqs or [start, end] ranges; ok is false when a member
+// is neither.
+func expandSources(raw jsonv.Value, seqs []int64) (_ []int64, ok bool) {
 	for _, member := range raw.Elements() {
 		if member.Kind() == jsonv.Array {
 			start, ok1 := member.Index(0).Count()

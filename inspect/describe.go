@@ -155,7 +155,9 @@ func message(m jsonv.Value) string {
 	var texts []string
 	var calls []string
 	for _, block := range m.Field("content").Elements() {
-		switch block.Field("type").Text() {
+		// Peek: a block skipped (reasoning) is not decoded, its text not copied.
+		typ, _ := block.Peek("type")
+		switch typ.Text() {
 		case "text":
 			texts = append(texts, block.Field("text").Text())
 		case "tool-call":
@@ -167,7 +169,7 @@ func message(m jsonv.Value) string {
 	}
 	s := head + ":"
 	if len(texts) > 0 {
-		s = join(s, quote(strings.Join(texts, " ")))
+		s = join(s, strconv.Quote(cutJoined(texts, previewRunes)))
 	}
 	if len(calls) > 0 {
 		s = join(s, "calls "+strings.Join(calls, ", "))
@@ -347,8 +349,13 @@ func preview(text string) string { return cutLine(text, previewRunes) }
 // to one space, trims the ends and cuts the result as truncate does,
 // reading only as much of text as it keeps: a message of megabytes costs
 // its first n runes.
-func cutLine(text string, n int) string {
+func cutLine(text string, n int) string { return cutJoined([]string{text}, n) }
+
+// cutJoined is cutLine of the texts joined by spaces, without joining
+// them: the texts after the first n runes are never read.
+func cutJoined(texts []string, n int) string {
 	var b strings.Builder
+	b.Grow(n + 4)        // the cut of an ASCII text, in one allocation
 	runes, cutAt := 0, 0 // cutAt: the bytes of the first n-1 runes
 	add := func(s string) {
 		b.WriteString(s)
@@ -357,28 +364,51 @@ func cutLine(text string, n int) string {
 		}
 	}
 	space := false // white space since the last rune kept
-	for i := 0; i < len(text) && runes <= n; {
-		r, size := utf8.DecodeRuneInString(text[i:])
-		switch {
-		case unicode.IsSpace(r):
-			space = b.Len() > 0
-		case space && runes == n:
-			runes++ // the space would be rune n+1
-		default:
-			if space {
-				add(" ")
-				space = false
-			}
-			add(text[i : i+size])
+	for k, text := range texts {
+		if runes > n {
+			break
 		}
-		i += size
+		if k > 0 { // the space that joins text to the one before
+			space = b.Len() > 0
+		}
+		for i := 0; i < len(text) && runes <= n; {
+			r, size := rune(text[i]), 1
+			if r >= utf8.RuneSelf {
+				r, size = utf8.DecodeRuneInString(text[i:])
+			}
+			switch {
+			case isSpace(r):
+				space = b.Len() > 0
+			case space && runes == n:
+				runes++ // the space would be rune n+1
+			default:
+				if space {
+					add(" ")
+					space = false
+				}
+				add(text[i : i+size])
+			}
+			i += size
+		}
 	}
 	if runes <= n {
 		return b.String()
 	}
 	// As truncate does, by way of []rune: a byte that is not UTF-8 becomes
-	// U+FFFD.
-	return string([]rune(b.String()[:cutAt])) + "…"
+	// U+FFFD (valid UTF-8 goes through unchanged).
+	kept := b.String()[:cutAt]
+	if !utf8.ValidString(kept) {
+		kept = string([]rune(kept))
+	}
+	return kept + "…"
+}
+
+// isSpace is unicode.IsSpace, without a call for ASCII.
+func isSpace(r rune) bool {
+	if r < utf8.RuneSelf {
+		return r == ' ' || '\t' <= r && r <= '\r'
+	}
+	return unicode.IsSpace(r)
 }
 
 // truncate cuts s to at most n runes, ending with "…" when it cut.

@@ -35,3 +35,33 @@ func TestCutLineIsTruncatedOneLine(t *testing.T) {
 		}
 	}
 }
+
+// cutJoined cuts texts as cutLine cuts them joined by spaces.
+func TestCutJoinedIsCutLineOfTheJoin(t *testing.T) {
+	pieces := []string{"", "a", "bc", " ", "\n", "é", "\u00a0", "\xff", "\xed\xa0\x80", "\xe2", "世界", strings.Repeat("x", 39), strings.Repeat("y ", 25)}
+	rng := rand.New(rand.NewPCG(3, 4))
+	for range 5000 {
+		texts := make([]string, 1+rng.IntN(6))
+		for i := range texts {
+			var b strings.Builder
+			for range rng.IntN(4) {
+				b.WriteString(pieces[rng.IntN(len(pieces))])
+			}
+			texts[i] = b.String()
+		}
+		for _, n := range []int{1, 2, 5, previewRunes} {
+			if got, want := cutJoined(texts, n), cutLine(strings.Join(texts, " "), n); got != want {
+				t.Fatalf("cutJoined(%q, %d) = %q, want %q", texts, n, got, want)
+			}
+		}
+	}
+}
+
+// isSpace is unicode.IsSpace.
+func TestIsSpace(t *testing.T) {
+	for r := rune(0); r <= 0x3000; r++ {
+		if isSpace(r) != unicode.IsSpace(r) {
+			t.Errorf("isSpace(%U) = %v", r, isSpace(r))
+		}
+	}
+}

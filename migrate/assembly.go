@@ -33,7 +33,10 @@ func newCatalog(children []v3to4.ChildFact, v *vocab.Vocabulary) *catalog {
 	return &catalog{
 		chain:  chain,
 		codecs: map[int]codec{0: v0Codec, 1: v1Codec, 2: v2Codec, 3: v3Codec, 4: v4Codec},
-		newValidator: func(h session.Header) validator {
+		newValidator: func(h session.Header, admitted bool) validator {
+			if admitted {
+				return v4.NewAdmittedRestorer(h, v)
+			}
 			return v4.NewRestorer(h, v)
 		},
 	}
@@ -49,7 +52,7 @@ func newHistoricalCatalog() *catalog {
 	return &catalog{
 		chain:  chain,
 		codecs: map[int]codec{0: v0Codec, 1: v1Codec, 2: v2Codec, 3: v3Codec},
-		newValidator: func(h session.Header) validator {
+		newValidator: func(h session.Header, _ bool) validator {
 			return v3.NewRestorer(h)
 		},
 	}

@@ -44,8 +44,9 @@ type catalog struct {
 	chain  *Chain
 	codecs map[int]codec
 	// newValidator returns the current artifact check for a session with
-	// the given current header (nil: no artifact check).
-	newValidator func(h session.Header) validator
+	// the given current header (nil: no artifact check); admitted says the
+	// events are the current codec's, whose rows its admission has passed.
+	newValidator func(h session.Header, admitted bool) validator
 }
 
 // Validation says which artifact check follows a restore, as dsh's
@@ -209,7 +210,7 @@ func (c *catalog) newRestore(hv jsonv.Value, recovery v2.Recovery, validation Va
 	}
 	r.check = noCheck{}
 	if c.newValidator != nil && (version < c.chain.Current() || validation == Current) {
-		r.check = c.newValidator(r.Header)
+		r.check = c.newValidator(r.Header, version == c.chain.Current())
 	}
 	return r, nil
 }

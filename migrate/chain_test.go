@@ -262,7 +262,7 @@ func TestTransformedArtifactRefusal(t *testing.T) {
 				}}
 			}
 			cat := &catalog{chain: chain, codecs: map[int]codec{3: cd(3), 4: cd(4)},
-				newValidator: func(session.Header) validator { return fakeCheck{tt.err} }}
+				newValidator: func(session.Header, bool) validator { return fakeCheck{tt.err} }}
 			hv := jsonv.ObjectValue(jsonv.M("version", jsonv.IntValue(int64(tt.version))))
 			r, err := cat.newRestore(hv, v2.Strict, Current, func(session.Event) error { return nil })
 			if err != nil {

@@ -130,17 +130,26 @@ const excerptBytes = 72
 // a prefix of cur (message by message as JSON text).
 func diffMessages(prev, cur []jsonv.Value) *MessageDiff {
 	for i, m := range prev {
-		want := m.Encode()
+		want := jsonText(m)
 		if i >= len(cur) {
 			return &MessageDiff{Index: i, Expected: excerpt(want, 0)}
 		}
-		got := cur[i].Encode()
+		got := jsonText(cur[i])
 		if !bytes.Equal(want, got) {
 			at := commonPrefix(want, got)
 			return &MessageDiff{Index: i, Expected: excerpt(want, at), Actual: excerpt(got, at)}
 		}
 	}
 	return nil
+}
+
+// jsonText returns JSON.stringify(v): the canonical text v keeps, when it
+// keeps one (a surface node's message does), without copying it.
+func jsonText(v jsonv.Value) []byte {
+	if raw := v.Raw(); raw != nil {
+		return raw
+	}
+	return v.Encode()
 }
 
 // commonPrefix returns the length of the longest common prefix of a and b.

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dshlog/dshlog/fold"
 	"github.com/dshlog/dshlog/jsonv"
 	"github.com/dshlog/dshlog/migrate"
 	"github.com/dshlog/dshlog/vocab"
@@ -203,4 +204,79 @@ func equalChains(a, b Chain) bool { return jsonOf(a) == jsonOf(b) }
 func jsonOf(c Chain) string {
 	b, _ := json.Marshal(c)
 	return string(b)
+}
+
+// jsonText is JSON.stringify of a value, whether its parsed text is the
+// canonical one (returned as it is) or not (encoded).
+func TestJSONTextIsEncode(t *testing.T) {
+	for _, text := range []string{
+		`{"role":"user","content":[{"type":"text","text":"hi"}]}`,
+		`{ "role" : "user" }`,
+		`{"b":1,"a":2,"1":3}`,
+		`["\u0041", 1.0, 1e2, -0]`,
+		`{"text":"\ud800 lone"}`,
+		`"plain"`, `12`, `null`,
+	} {
+		v, err := jsonv.Parse([]byte(text))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := string(jsonText(v)), v.String(); got != want {
+			t.Errorf("jsonText(%s) = %s, want %s", text, got, want)
+		}
+		detached := jsonv.Detach(v)
+		if got, want := string(jsonText(detached)), v.String(); got != want {
+			t.Errorf("jsonText(Detach(%s)) = %s, want %s", text, got, want)
+		}
+	}
+}
+
+// The chain compares the headers of two requests only when a request/header
+// came between them: without one, the header in force is the previous
+// request's, which headerDiff finds equal to itself. This checks that
+// premise at every settlement of the corpus sessions the fold loads.
+func TestHeaderUnchangedWithoutRequestHeader(t *testing.T) {
+	files, _ := filepath.Glob("../testdata/corpus/*/*/*.v4.jsonl")
+	if len(files) == 0 {
+		t.Fatal("no corpus sessions")
+	}
+	compared := 0
+	for _, path := range files {
+		src, err := migrate.Open(path, nil, migrate.OpenOptions{})
+		if err != nil {
+			continue // a refused file has no chain to keep
+		}
+		f := fold.NewWith(src.Vocabulary())
+		var prev *fold.HeaderInForce
+		headerSince := false
+		for {
+			ev, err := src.Next()
+			if err != nil {
+				break
+			}
+			if fold.IsSettlement(ev.Type) {
+				h, ok := f.Header()
+				switch {
+				case prev != nil && !headerSince:
+					compared++
+					if !ok || headerDiff(prev.Header, h.Header) != "" {
+						t.Errorf("%s: seq %d: the header changed with no request/header since the previous request", path, ev.Seq)
+					}
+				}
+				if ok {
+					prev, headerSince = &h, false
+				}
+			}
+			if err := f.Load(ev); err != nil {
+				break
+			}
+			if ev.Type == "request/header" {
+				headerSince = true
+			}
+		}
+		src.Close()
+	}
+	if compared == 0 {
+		t.Fatal("no pair of requests compared")
+	}
 }

@@ -121,7 +121,9 @@ func (j *judge) event(ev session.Event) {
 	if !j.loading {
 		return
 	}
-	if p := j.prev; p != nil && p.messages == nil && rewrites(ev) {
+	op := ev.SurfaceOp()
+	rewrite := rewrites(ev.Type, op)
+	if p := j.prev; p != nil && p.messages == nil && rewrite {
 		// Only appends happened since p: its view is the first messages.
 		p.messages = j.fold.Messages()[:p.count]
 	}
@@ -146,7 +148,7 @@ func (j *judge) event(ev session.Event) {
 	if settles {
 		j.settlement(req, hadHeader)
 	}
-	if rewrites(ev) {
+	if rewrite {
 		j.rewrote(ev)
 	}
 	switch ev.Type {
@@ -167,7 +169,7 @@ func (j *judge) event(ev session.Event) {
 	case "turn/end":
 		j.turnEnd(ev, closer)
 	}
-	if ev.SurfaceOp().Kind == session.OpReplace && fold.IsSurfaceEligible(ev.Type) {
+	if op.Kind == session.OpReplace && fold.IsSurfaceEligible(ev.Type) {
 		j.toolBalance(ev.Seq)
 	}
 }
@@ -180,10 +182,11 @@ func refusalText(err error) string {
 	return err.Error()
 }
 
-// rewrites reports whether ev may change messages already in the view:
+// rewrites reports whether an event of type typ with surface operation op
+// may change messages already in the view:
 // a replace or a projection, the events that move the content generation.
-func rewrites(ev session.Event) bool {
-	return ev.SurfaceOp().Kind == session.OpReplace || ev.Type == "image/offload"
+func rewrites(typ string, op session.SurfaceOp) bool {
+	return op.Kind == session.OpReplace || typ == "image/offload"
 }
 
 // rewrote notes a rewrite the fold committed: a system prompt's, or a
@@ -252,7 +255,10 @@ func (j *judge) link(p *request, req request) {
 			"the surface was rewritten since request %d at seq %d (content generation %d -> %d), yet no series header lies between them",
 			p.index, p.seq, p.contentGeneration, req.contentGeneration)
 	}
-	headerCause := headerChange(p, req)
+	headerCause := Cause("")
+	if j.since.header >= 0 { // else the header in force is the one p had
+		headerCause = headerChange(p, req)
+	}
 	if diff == nil && headerCause == "" {
 		j.chain.Extending++
 		return
@@ -333,7 +339,7 @@ func headerDiff(a, b jsonv.Value) Cause {
 		return CauseTools
 	}
 	for i := range ta {
-		if !bytes.Equal(ta[i].Encode(), tb[i].Encode()) {
+		if !bytes.Equal(jsonText(ta[i]), jsonText(tb[i])) {
 			return CauseTools
 		}
 	}

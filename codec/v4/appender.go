@@ -34,7 +34,7 @@ func NewAppender(h session.Header, v *vocab.Vocabulary) (*Appender, error) {
 	if err := ValidateHeader(h); err != nil {
 		return nil, err
 	}
-	return &Appender{decoder: NewDecoder(h, v2.Strict), restorer: NewRestorer(h, v)}, nil
+	return &Appender{decoder: NewDecoder(h, v2.Strict), restorer: NewAdmittedRestorer(h, v)}, nil
 }
 
 // Append admits ev as the next event and appends its row line (with its

@@ -11,9 +11,10 @@ import (
 // developer message with id, content and a producer-owned source, headerSeq
 // exactly when a tool is added), tool-change blocks only in developer
 // messages, no developer role elsewhere, and deferLoading only as true.
-func checkDeveloperData(row jsonv.Value) error {
-	typ, _ := row.Field("type").Str()
-	data := row.Field("data")
+func checkDeveloperData(row jsonv.Value) error { return partsOf(row).checkDeveloperData() }
+
+func (r rowParts) checkDeveloperData() error {
+	typ, data := r.typ, r.data
 	if !isObject(data) {
 		if typ == "developer/message" {
 			return session.FormatErrorf("format v4 developer/message data must be an object")

@@ -7,19 +7,19 @@ import (
 )
 
 // checkRetiredSyntax is dsh's assertV4RetiredSyntax on a parsed row or a
-// logical event: required retired PTC event types, request headers that
+// logical event's row: required retired PTC event types, request headers that
 // are not objects or still carry header.system, and released tool-result
 // wrappers in the interpreted content slots and stream blocks. Tool
 // arguments, schemas and extension values stay opaque.
-func checkRetiredSyntax(row jsonv.Value) error {
+func (r rowParts) checkRetiredSyntax() error {
+	row, typ := r.row, r.typ
 	if !isObject(row) {
 		return nil
 	}
-	typ, _ := row.Field("type").Str()
 	if (typ == "tool/code-dispatch-start" || typ == "tool/code-dispatch") && !row.Field("ignorable").IsTrue() {
 		return session.Unsupportedf("format v4 rejects retired event type %s", typ)
 	}
-	data := row.Field("data")
+	data := r.data
 	if typ == "request/header" {
 		if !isObject(data) || !isObject(data.Field("header")) {
 			return session.FormatErrorf("format v4 request/header requires data and header objects")

@@ -27,20 +27,20 @@ func checkMessageSources(ev session.Event) error {
 // admitSources is dsh's assertV4SourceRowAdmission: a parsed row whose
 // message slots hold a retired plugin source is refused even when recovery
 // would drop the row; incomplete messages are left to decoding.
-func admitSources(row jsonv.Value) error {
-	data := row.Field("data")
-	if !isObject(row) || !isObject(data) {
+func (r rowParts) admitSources() error {
+	data := r.data
+	if !isObject(r.row) || !isObject(data) {
 		return nil
 	}
 	var messages []jsonv.Value
-	switch typ := row.Field("type"); {
-	case isString(typ, "user/message"):
+	switch r.typ {
+	case "user/message":
 		messages = []jsonv.Value{data}
-	case isString(typ, "system/message"), isString(typ, "assistant/message"), isString(typ, "tool/result"):
+	case "system/message", "assistant/message", "tool/result":
 		messages = []jsonv.Value{data.Field("message")}
-	case isString(typ, "agent/inbox/spliced"):
+	case "agent/inbox/spliced":
 		messages = data.Field("inserted").Elements()
-	case isString(typ, "session/title-llm-request"):
+	case "session/title-llm-request":
 		messages = data.Field("messages").Elements()
 	}
 	for _, message := range messages {

@@ -7,14 +7,14 @@ import (
 )
 
 // checkSystemMessage is dsh's assertV4SystemMessageFields on a parsed row or
-// a logical event: positive turn and step, a system-role message with an id
+// a logical event's row: positive turn and step, a system-role message with an id
 // and a content array whose known block kinds are well formed. Other block
 // kinds and extra JSON fields are tolerated.
-func checkSystemMessage(row jsonv.Value) error {
-	if !isObject(row) || !isString(row.Field("type"), "system/message") {
+func (r rowParts) checkSystemMessage() error {
+	if !isObject(r.row) || r.typ != "system/message" {
 		return nil
 	}
-	data := row.Field("data")
+	data := r.data
 	if err := requireObject(data, "system/message data"); err != nil {
 		return err
 	}
