@@ -420,9 +420,14 @@ func label(ev session.Event, part string) string {
 	return jsform.String(typ, present) + " " + strconv.FormatInt(ev.Seq, 10) + " " + part
 }
 
-// eventData returns the event's data, which must be an object.
+// eventData returns the event's data, which must be an object. The label
+// is built only to word the refusal.
 func eventData(ev session.Event, part string) (jsonv.Value, error) {
-	return v2.ReleasedRecord(ev.Data(), label(ev, part))
+	data := ev.Data()
+	if data.Kind() == jsonv.Object {
+		return data, nil
+	}
+	return v2.ReleasedRecord(data, label(ev, part))
 }
 
 func isString(v jsonv.Value, want string) bool {
