@@ -13,6 +13,37 @@ import (
 
 // The primitive checks of dsh's released payload validator, each refusing
 // with "<label> must …" exactly as dsh words it.
+//
+// A label only words a refusal, so the exported checks run quietly first,
+// with the empty label, which sub, subKey and indexLabel keep empty: a
+// payload that passes costs no label at all, and one that fails is checked
+// again with its labels to word the refusal, which, the checks never
+// looking at a label, is the same first refusal.
+
+// sub extends label by part ("<label> id"), keeping a quiet check's empty
+// label empty.
+func sub(label, part string) string {
+	if label == "" {
+		return ""
+	}
+	return label + part
+}
+
+// subKey names member key of what label names ("<label> <key>").
+func subKey(label, key string) string {
+	if label == "" {
+		return ""
+	}
+	return label + " " + key
+}
+
+// indexLabel names element i of the array label names ("<label>[i]").
+func indexLabel(label string, i int) string {
+	if label == "" {
+		return ""
+	}
+	return label + "[" + strconv.Itoa(i) + "]"
+}
 
 // ReleasedRecord requires a JSON object, refusing with "<label> must be a
 // JSON object" (dsh's releasedV0Record); it returns v.
@@ -109,7 +140,7 @@ func arrayValue(v jsonv.Value, label string, each func(jsonv.Value, string) erro
 	}
 	elems := v.Elements()
 	for i, e := range elems {
-		if err := each(e, label+"["+strconv.Itoa(i)+"]"); err != nil {
+		if err := each(e, indexLabel(label, i)); err != nil {
 			return nil, err
 		}
 	}
@@ -117,10 +148,10 @@ func arrayValue(v jsonv.Value, label string, each func(jsonv.Value, string) erro
 }
 
 func coordinatePair(data jsonv.Value, label string) error {
-	if _, err := jsform.Count(data.Field("turn"), label+" turn"); err != nil {
+	if _, err := jsform.Count(data.Field("turn"), sub(label, " turn")); err != nil {
 		return err
 	}
-	_, err := jsform.Count(data.Field("step"), label+" step")
+	_, err := jsform.Count(data.Field("step"), sub(label, " step"))
 	return err
 }
 
