@@ -25,8 +25,11 @@ var classifiedKinds = map[string]bool{
 // admit is dsh's v2 admission of one source event (assertEvent(event, 2)):
 // only audited types, exact envelopes and data members, classified content
 // and sources, and the released payload rules. row is the event's row with
-// sourceEventSeqs in logical (expanded) form.
-func admit(ev session.Event, row jsonv.Value) error {
+// sourceEventSeqs in logical (expanded) form. migrated says the event comes
+// from the v1→v2 edge, whose payloads the v0/v1 rules have checked: the
+// payload rules then run only where they could refuse what those passed
+// (carriesCheckedPayload).
+func admit(ev session.Event, row jsonv.Value, migrated bool) error {
 	typ := ev.Type
 	d, known := v2.V2Disposition(typ)
 	feedback := typ == "feedback/message-put" || typ == "feedback/message-delete"
@@ -77,7 +80,7 @@ func admit(ev session.Event, row jsonv.Value) error {
 	if err := auditContent(typ, seq, data); err != nil {
 		return err
 	}
-	if typ != "assistant/attempt" {
+	if typ != "assistant/attempt" && !(migrated && carriesCheckedPayload(typ, data)) {
 		if err := v2.CheckPayloadSemantics(session.Event{Type: typ, Seq: seq, Row: row}, 2); err != nil {
 			return err
 		}
@@ -118,6 +121,50 @@ func admit(ev session.Event, row jsonv.Value) error {
 		}
 	}
 	return nil
+}
+
+// carriesCheckedPayload reports whether the released payload rules (dsh's
+// assertReleasedPayloadSemantics) cannot refuse the data of an event of
+// type typ that the v1→v2 edge hands on, so that running them again at
+// payload version 2 is redundant.
+//
+// Every source event the v1→v2 edge emits passed the same rules at version
+// 0 (the v0→v1 edge runs them on each normalized event it emits) or 1 (a
+// decoded v1→v2 stage runs them on each event of a released type, and
+// refuses any other type). The rules read only data, the type and, for seq
+// references, the seq; version changes them in three places only: a
+// delivery marker's accepted version, a legacy goal message (a user message
+// whose source is {kind: "goal", change}, accepted before v2 only) and a
+// session reference's capturedFormatVersion (v2 accepts more). For the
+// types below v1→v2 leaves the data the rules read as it was and the seq
+// matters only to wording, so their rules give at v2 what they gave before:
+//   - step/start, step/end, turn/start, tool/call, tool/result and
+//     assistant/message (whose data only gains its stream, which the rules
+//     do not read) come through unchanged;
+//   - turn/end is also the edge's own close of an interrupted turn:
+//     {turn, reason: {kind: "interrupted"}} with the turn of a checked
+//     turn/start, which the rules accept;
+//   - a user/message with a legacy goal source is the one the edge splits,
+//     its source becoming {kind: "plugin", plugin: "goal"}, which the rules
+//     accept as they accepted the rest of the message; any other
+//     user/message comes through unchanged;
+//   - an inbox splice is unchanged, but one inserting a legacy goal message
+//     is not carried: v2 refuses that message's goal source.
+func carriesCheckedPayload(typ string, data jsonv.Value) bool {
+	switch typ {
+	case "step/start", "step/end", "turn/start", "turn/end", "tool/call", "tool/result",
+		"assistant/message", "user/message":
+		return true
+	case "agent/inbox/spliced":
+		for _, message := range data.Field("inserted").Elements() {
+			source := message.Field("source")
+			if source.Field("kind").Text() == "goal" && source.Has("change") {
+				return false
+			}
+		}
+		return true
+	}
+	return false
 }
 
 // The envelope members of a v2 event.

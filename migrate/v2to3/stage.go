@@ -29,6 +29,7 @@ type shift struct{ From, Offset int64 }
 // "v2-to-v3-system-") are remembered.
 type edgeStage struct {
 	header     session.Header // source header
+	migrated   bool           // the events come from the v1→v2 edge, not the v2 codec
 	sourceCut  int64          // upstream cut, -1 when unknown
 	processed  int64          // source events seen; the next must have this seq
 	targetSeq  int64          // next target seq
@@ -46,6 +47,7 @@ type edgeStage struct {
 func newStage(in stage.StageInput) *edgeStage {
 	s := &edgeStage{
 		header:     in.SourceHeader,
+		migrated:   !in.Decoded,
 		sourceCut:  in.SourceCut,
 		originals:  map[string]bool{},
 		generated:  map[string]bool{},
@@ -77,7 +79,7 @@ func (s *edgeStage) transform(ev session.Event, emit stage.Emit) error {
 	if n, ok := row.Field("seq").Number(); !ok || n != float64(s.processed) {
 		return session.FormatErrorf("format v2 source events must be dense")
 	}
-	if err := admit(ev, row); err != nil {
+	if err := admit(ev, row, s.migrated); err != nil {
 		return err
 	}
 	data := row.Field("data")
