@@ -55,8 +55,17 @@ func ReleasedRecord(v jsonv.Value, label string) (jsonv.Value, error) {
 // outside required and optional, reporting an unexpected member before a
 // missing one (dsh's assertReleasedV0Keys).
 func ReleasedMembers(v jsonv.Value, label string, required, optional []string) error {
-	if k, ok := jsform.UnexpectedKey(v, required, optional); ok {
-		return session.FormatErrorf("%s has unexpected member %s", label, jsform.Quote(k))
+	present := 0 // required keys among the members, each counted once
+	for _, m := range v.Members() {
+		switch {
+		case slices.Contains(required, m.Key):
+			present++
+		case !slices.Contains(optional, m.Key):
+			return session.FormatErrorf("%s has unexpected member %s", label, jsform.Quote(m.Key))
+		}
+	}
+	if present == len(required) {
+		return nil // an object's keys are distinct: every required key is there
 	}
 	if k, ok := jsform.MissingKey(v, required); ok {
 		return session.FormatErrorf("%s lacks required member %s", label, jsform.Quote(k))

@@ -2,8 +2,10 @@ package v2
 
 import (
 	"sort"
+	"strings"
 	"testing"
 
+	"github.com/dshlog/dshlog/codec/jsform"
 	"github.com/dshlog/dshlog/internal/sessiontest"
 	"github.com/dshlog/dshlog/jsonv"
 	"github.com/dshlog/dshlog/session"
@@ -65,5 +67,43 @@ func TestQuietPassAgrees(t *testing.T) {
 	}
 	if refused < 1000 {
 		t.Errorf("only %d refusals compared", refused)
+	}
+}
+
+// TestReleasedMembersOneScan compares ReleasedMembers, which looks for a
+// missing member only when the scan for unexpected ones did not count every
+// required one, with dsh's two passes: the first unexpected member, then
+// the first missing one.
+func TestReleasedMembersOneScan(t *testing.T) {
+	twoPasses := func(v jsonv.Value, required, optional []string) string {
+		if k, ok := jsform.UnexpectedKey(v, required, optional); ok {
+			return "unexpected " + k
+		}
+		if k, ok := jsform.MissingKey(v, required); ok {
+			return "lacks " + k
+		}
+		return ""
+	}
+	objects := []string{`{}`, `{"a":1}`, `{"a":1,"b":2}`, `{"b":2,"a":1}`, `{"a":1,"c":3}`, `{"c":3,"x":0}`,
+		`{"a":1,"b":2,"c":3}`, `{"x":1,"a":1}`, `{"1":0,"a":1}`, `[]`, `null`, `"a"`}
+	lists := [][2][]string{
+		{nil, nil}, {{"a"}, nil}, {{"a", "b"}, nil}, {{"a"}, {"b"}}, {{"a", "a"}, nil}, {{"a"}, {"a", "c"}},
+		{{"b", "a"}, {"c"}}, {nil, {"a", "b", "c"}}, {{"a", "b", "c"}, {"x"}}, {{"1"}, {"a"}},
+	}
+	for _, text := range objects {
+		v := sessiontest.Parse(t, text)
+		for _, l := range lists {
+			want := twoPasses(v, l[0], l[1])
+			got := ""
+			if err := ReleasedMembers(v, "x", l[0], l[1]); err != nil {
+				r := err.(*session.Refusal)
+				got = strings.TrimPrefix(strings.TrimPrefix(r.Msg, "x has "), "x ")
+				got = strings.Replace(strings.Replace(got, "unexpected member ", "unexpected ", 1), "lacks required member ", "lacks ", 1)
+				got = strings.ReplaceAll(got, `"`, "")
+			}
+			if got != want {
+				t.Errorf("%s %v: got %q, want %q", text, l, got, want)
+			}
+		}
 	}
 }
