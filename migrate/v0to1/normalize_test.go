@@ -55,3 +55,24 @@ func newTestStage(compactionID string) *edgeStage {
 		compactionID: compactionID,
 	}
 }
+
+// TestMessageIDs checks the message id index with sets in seq order, out
+// of order and repeated.
+func TestMessageIDs(t *testing.T) {
+	m := newMessageIDs()
+	want := map[int64]string{}
+	for _, s := range []struct {
+		seq int64
+		id  string
+	}{{3, "a"}, {7, "b"}, {9, "c"}, {5, "d"}, {7, "e"}, {1, "f"}, {12, ""}, {9, "g"}} {
+		m.set(s.seq, s.id)
+		want[s.seq] = s.id
+		for seq := int64(0); seq < 14; seq++ {
+			id, ok := m.get(seq)
+			w, wok := want[seq]
+			if id != w || ok != wok {
+				t.Fatalf("after set(%d, %q): get(%d) = %q %v, want %q %v", s.seq, s.id, seq, id, ok, w, wok)
+			}
+		}
+	}
+}
