@@ -48,7 +48,7 @@ func (d *Decoder) Issue() error { return d.issue }
 func (d *Decoder) Decode(row jsonv.Value, emit stage.Emit) error {
 	current := d.rowIndex
 	d.rowIndex++
-	item, err := decodeRow(row, current)
+	item, f, err := decodeRow(row, current)
 	if err != nil {
 		if d.recovery == v2.Strict {
 			return err
@@ -65,7 +65,7 @@ func (d *Decoder) Decode(row jsonv.Value, emit stage.Emit) error {
 		}
 		return nil
 	}
-	seq, ok := item.Event.Row.Get("seq")
+	seq, ok := f.seq, f.hasSeq
 	if item.Run != nil {
 		seq, ok = jsonv.IntValue(item.Run.FirstSeq()), true
 	}
@@ -86,9 +86,9 @@ func (d *Decoder) Decode(row jsonv.Value, emit stage.Emit) error {
 	}
 	item.Event.Seq = d.count
 	d.count++
-	if ranges, ok := row.Get("sourceEventSeqs"); ok {
+	if f.hasRanges {
 		// Checked by decodeRow; expanded only now that the seq is in place.
-		seqs := expandSeqRanges(ranges)
+		seqs := expandSeqRanges(f.ranges)
 		item.Event.Row = row.With("sourceEventSeqs", seqArray(seqs))
 	}
 	return emit(item)
@@ -102,37 +102,63 @@ func (d *Decoder) Finish(stage.Emit) (int64, error) {
 	return d.cut, nil
 }
 
-// decodeRow classifies one body row and decodes it.
-func decodeRow(row jsonv.Value, rowIndex int64) (stage.Item, error) {
-	if row.Kind() != jsonv.Object {
-		_, err := v2.ReleasedRecord(row, "released Session row "+itoa(rowIndex))
-		return stage.Item{}, err
-	}
-	if tag, ok := row.Field("type").Str(); ok && (tag == textChunks || tag == reasoningChunks || tag == toolCallChunks) {
-		run, err := decodePackedRun(row, tag, rowIndex)
-		if err != nil {
-			return stage.Item{}, err
-		}
-		return stage.Item{Run: run}, nil
-	}
-	ev, err := decodeEvent(row, rowIndex)
-	return stage.Item{Event: ev}, err
+// envelope is what the codec reads of a row's members, in one scan.
+type envelope struct {
+	typ, seq, time, ranges jsonv.Value
+	hasSeq, hasRanges      bool
 }
 
-// decodeEvent decodes an event row. The codec checks nothing but its
-// sourceEventSeqs, which Decode expands once the row's seq is known to be
-// in place; type, time and data are the edges' business, so an event whose
-// type is not a string has an empty Type.
-func decodeEvent(row jsonv.Value, rowIndex int64) (session.Event, error) {
-	ev := session.Event{Row: row}
-	ev.Type, _ = row.Field("type").Str()
-	ev.Time, _ = row.Field("time").SafeInt()
-	if ranges, ok := row.Get("sourceEventSeqs"); ok {
-		seq, err := jsform.Count(row.Field("seq"), "released Session row "+itoa(rowIndex)+" seq")
+func readEnvelope(row jsonv.Value) envelope {
+	var f envelope
+	for _, m := range row.Members() {
+		switch m.Key {
+		case "type":
+			f.typ = m.Value
+		case "seq":
+			f.seq, f.hasSeq = m.Value, true
+		case "time":
+			f.time = m.Value
+		case "sourceEventSeqs":
+			f.ranges, f.hasRanges = m.Value, true
+		}
+	}
+	return f
+}
+
+// decodeRow classifies one body row and decodes it; it returns what it
+// read of the row's envelope too.
+func decodeRow(row jsonv.Value, rowIndex int64) (stage.Item, envelope, error) {
+	if row.Kind() != jsonv.Object {
+		_, err := v2.ReleasedRecord(row, "released Session row "+itoa(rowIndex))
+		return stage.Item{}, envelope{}, err
+	}
+	f := readEnvelope(row)
+	if tag, ok := f.typ.Str(); ok && (tag == textChunks || tag == reasoningChunks || tag == toolCallChunks) {
+		run, err := decodePackedRun(row, tag, rowIndex)
 		if err != nil {
+			return stage.Item{}, f, err
+		}
+		return stage.Item{Run: run}, f, nil
+	}
+	ev, err := decodeEvent(row, f, rowIndex)
+	return stage.Item{Event: ev}, f, err
+}
+
+// decodeEvent decodes an event row whose envelope f holds. The codec
+// checks nothing but its sourceEventSeqs, which Decode expands once the
+// row's seq is known to be in place; type, time and data are the edges'
+// business, so an event whose type is not a string has an empty Type.
+func decodeEvent(row jsonv.Value, f envelope, rowIndex int64) (session.Event, error) {
+	ev := session.Event{Row: row}
+	ev.Type, _ = f.typ.Str()
+	ev.Time, _ = f.time.SafeInt()
+	if f.hasRanges {
+		seq, ok := f.seq.Count()
+		if !ok {
+			_, err := jsform.Count(f.seq, "released Session row "+itoa(rowIndex)+" seq")
 			return ev, err
 		}
-		if err := checkSeqRanges(ranges, seq); err != nil {
+		if err := checkSeqRanges(f.ranges, seq); err != nil {
 			return ev, err
 		}
 	}

@@ -9,8 +9,8 @@ import (
 )
 
 // FuzzPayload runs arbitrary event rows through the released payload
-// validation of every generation: it must refuse with dsh's typed refusals
-// and never panic.
+// validation of every generation: it must refuse with dsh's typed refusals,
+// never panic, and refuse quietly exactly when it refuses with labels.
 func FuzzPayload(f *testing.F) {
 	for typ, data := range validPayloads {
 		f.Add([]byte(`{"type":"`+typ+`","seq":3,"time":4,"data":`+data+`}`), uint8(1))
@@ -33,5 +33,6 @@ func FuzzPayload(f *testing.F) {
 				t.Fatalf("untyped error %T: %v", err, err)
 			}
 		}
+		quietAgrees(t, string(text), ev)
 	})
 }

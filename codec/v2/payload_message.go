@@ -21,31 +21,31 @@ func messageValue(v jsonv.Value, label string, version int, expected messageRole
 	if err != nil {
 		return err
 	}
-	if err := nonEmptyString(message.Field("id"), label+" id"); err != nil {
+	if err := nonEmptyString(message.Field("id"), sub(label, " id")); err != nil {
 		return err
 	}
 	switch expected {
 	case roleAssistant:
-		err = oneOf(message.Field("role"), label+" role", "assistant")
+		err = oneOf(message.Field("role"), sub(label, " role"), "assistant")
 	case roleUser, roleTool:
-		err = oneOf(message.Field("role"), label+" role", "user")
+		err = oneOf(message.Field("role"), sub(label, " role"), "user")
 	default:
-		err = oneOf(message.Field("role"), label+" role", "system", "user", "assistant")
+		err = oneOf(message.Field("role"), sub(label, " role"), "system", "user", "assistant")
 	}
 	if err != nil {
 		return err
 	}
-	if err := contentBlocksValue(message.Field("content"), label+" content", version); err != nil {
+	if err := contentBlocksValue(message.Field("content"), sub(label, " content"), version); err != nil {
 		return err
 	}
-	source, err := ReleasedRecord(message.Field("source"), label+" source")
+	source, err := ReleasedRecord(message.Field("source"), sub(label, " source"))
 	if err != nil {
 		return err
 	}
 	if version < 2 && expected == roleUser && source.Field("kind").Text() == "goal" && source.Has("change") {
 		err = legacyGoalMessageValue(message, source, label)
 	} else {
-		err = messageSourceValue(source, label+" source", version, expected)
+		err = messageSourceValue(source, sub(label, " source"), version, expected)
 	}
 	if err != nil || expected != roleTool {
 		return err
@@ -53,7 +53,7 @@ func messageValue(v jsonv.Value, label string, version int, expected messageRole
 	content := message.Field("content")
 	var block jsonv.Value
 	if content.Len() == 1 {
-		if block, err = ReleasedRecord(content.Index(0), label+" tool result"); err != nil {
+		if block, err = ReleasedRecord(content.Index(0), sub(label, " tool result")); err != nil {
 			return err
 		}
 	}
@@ -81,23 +81,23 @@ func strictEqual(a, b jsonv.Value, aPresent, bPresent bool) bool {
 }
 
 func legacyGoalMessageValue(message, source jsonv.Value, label string) error {
-	if err := ReleasedMembers(source, label+" source", names("kind", "goalId", "revision", "round", "change"), nil); err != nil {
+	if err := ReleasedMembers(source, sub(label, " source"), names("kind", "goalId", "revision", "round", "change"), nil); err != nil {
 		return err
 	}
-	if err := nonEmptyString(source.Field("goalId"), label+" source goalId"); err != nil {
+	if err := nonEmptyString(source.Field("goalId"), sub(label, " source goalId")); err != nil {
 		return err
 	}
-	if _, err := positiveIntegerValue(source.Field("revision"), label+" source revision"); err != nil {
+	if _, err := positiveIntegerValue(source.Field("revision"), sub(label, " source revision")); err != nil {
 		return err
 	}
 	if round, ok := source.Field("round").Number(); !ok || round != 0 {
 		return session.FormatErrorf("%s legacy goal source round must be 0", label)
 	}
-	change, err := ReleasedRecord(source.Field("change"), label+" source change")
+	change, err := ReleasedRecord(source.Field("change"), sub(label, " source change"))
 	if err != nil {
 		return err
 	}
-	if err := goalChangeValue(change, label+" source change"); err != nil {
+	if err := goalChangeValue(change, sub(label, " source change")); err != nil {
 		return err
 	}
 	clear := change.Field("operation").Text() == "clear"
@@ -105,7 +105,7 @@ func legacyGoalMessageValue(message, source jsonv.Value, label string) error {
 	if clear {
 		refValue = change.Field("cleared")
 	}
-	ref, err := ReleasedRecord(refValue, label+" source change ref")
+	ref, err := ReleasedRecord(refValue, sub(label, " source change ref"))
 	if err != nil {
 		return err
 	}
@@ -143,15 +143,17 @@ func messageSourceValue(source jsonv.Value, label string, version int, expected 
 		return session.FormatErrorf("%s must be tool source", label)
 	}
 	if kind.Kind() != jsonv.String {
-		return nonEmptyString(kind, label+" kind")
+		return nonEmptyString(kind, sub(label, " kind"))
 	}
 	f := source.Field
 	switch kind.Text() {
 	case "user":
 		return all(
 			func() error { return ReleasedMembers(source, label, names("kind"), names("rpcId", "clientTimeZone")) },
-			func() error { return ifPresent(source, "rpcId", label+" rpcId", nonEmptyString) },
-			func() error { return ifPresent(source, "clientTimeZone", label+" clientTimeZone", nonEmptyString) },
+			func() error { return ifPresent(source, "rpcId", sub(label, " rpcId"), nonEmptyString) },
+			func() error {
+				return ifPresent(source, "clientTimeZone", sub(label, " clientTimeZone"), nonEmptyString)
+			},
 		)
 	case "plugin":
 		return pluginSourceValue(source, label)
@@ -160,33 +162,35 @@ func messageSourceValue(source jsonv.Value, label string, version int, expected 
 			func() error {
 				return ReleasedMembers(source, label, names("kind", "provider", "model"), names("replayState"))
 			},
-			func() error { return nonEmptyString(f("provider"), label+" provider") },
-			func() error { return nonEmptyString(f("model"), label+" model") },
+			func() error { return nonEmptyString(f("provider"), sub(label, " provider")) },
+			func() error { return nonEmptyString(f("model"), sub(label, " model")) },
 		)
 	case "tool":
 		return all(
 			func() error { return ReleasedMembers(source, label, names("kind", "callId"), nil) },
-			func() error { return nonEmptyString(f("callId"), label+" callId") },
+			func() error { return nonEmptyString(f("callId"), sub(label, " callId")) },
 		)
 	case "agent-instructions":
 		return all(
 			func() error {
 				return ReleasedMembers(source, label, names("kind", "form", "changes"), names("baseline", "baselineIdentity"))
 			},
-			func() error { return oneOf(f("form"), label+" form", "instructions") },
-			func() error { return ifPresent(source, "baseline", label+" baseline", isTrueLiteral) },
-			func() error { return ifPresent(source, "baselineIdentity", label+" baselineIdentity", nonEmptyString) },
+			func() error { return oneOf(f("form"), sub(label, " form"), "instructions") },
+			func() error { return ifPresent(source, "baseline", sub(label, " baseline"), isTrueLiteral) },
 			func() error {
-				_, err := arrayValue(f("changes"), label+" changes", func(v jsonv.Value, l string) error {
+				return ifPresent(source, "baselineIdentity", sub(label, " baselineIdentity"), nonEmptyString)
+			},
+			func() error {
+				_, err := arrayValue(f("changes"), sub(label, " changes"), func(v jsonv.Value, l string) error {
 					change, err := exactRecord(v, l, names("action", "scope", "path"), "digest")
 					if err != nil {
 						return err
 					}
 					return all(
-						func() error { return oneOf(change.Field("action"), l+" action", "set", "replace", "remove") },
-						func() error { return stringValue(change.Field("scope"), l+" scope") },
-						func() error { return stringValue(change.Field("path"), l+" path") },
-						func() error { return ifPresent(change, "digest", l+" digest", stringValue) },
+						func() error { return oneOf(change.Field("action"), sub(l, " action"), "set", "replace", "remove") },
+						func() error { return stringValue(change.Field("scope"), sub(l, " scope")) },
+						func() error { return stringValue(change.Field("path"), sub(l, " path")) },
+						func() error { return ifPresent(change, "digest", sub(l, " digest"), stringValue) },
 					)
 				})
 				return err
@@ -199,39 +203,39 @@ func messageSourceValue(source jsonv.Value, label string, version int, expected 
 			func() error {
 				return ReleasedMembers(source, label, names("kind", "teamId", "messageId", "senderId", "senderName"), nil)
 			},
-			func() error { return nonEmptyString(f("teamId"), label+" teamId") },
-			func() error { return nonEmptyString(f("messageId"), label+" messageId") },
-			func() error { return nonEmptyString(f("senderId"), label+" senderId") },
-			func() error { return stringValue(f("senderName"), label+" senderName") },
+			func() error { return nonEmptyString(f("teamId"), sub(label, " teamId")) },
+			func() error { return nonEmptyString(f("messageId"), sub(label, " messageId")) },
+			func() error { return nonEmptyString(f("senderId"), sub(label, " senderId")) },
+			func() error { return stringValue(f("senderName"), sub(label, " senderName")) },
 		)
 	case "goal":
 		return all(
 			func() error { return ReleasedMembers(source, label, names("kind", "goalId", "revision", "round"), nil) },
-			func() error { return nonEmptyString(f("goalId"), label+" goalId") },
-			func() error { return positiveCheck(f("revision"), label+" revision") },
-			func() error { return positiveCheck(f("round"), label+" round") },
+			func() error { return nonEmptyString(f("goalId"), sub(label, " goalId")) },
+			func() error { return positiveCheck(f("revision"), sub(label, " revision")) },
+			func() error { return positiveCheck(f("round"), sub(label, " round")) },
 		)
 	case "skill-invocation":
 		return all(
 			func() error { return ReleasedMembers(source, label, names("kind", "name", "form"), nil) },
-			func() error { return nonEmptyString(f("name"), label+" name") },
-			func() error { return oneOf(f("form"), label+" form", "instructions") },
+			func() error { return nonEmptyString(f("name"), sub(label, " name")) },
+			func() error { return oneOf(f("form"), sub(label, " form"), "instructions") },
 		)
 	case "skill-catalog":
 		return all(
 			func() error { return ReleasedMembers(source, label, names("kind", "form", "entries"), names("update")) },
-			func() error { return oneOf(f("form"), label+" form", "catalog") },
-			func() error { return ifPresent(source, "update", label+" update", isTrueLiteral) },
+			func() error { return oneOf(f("form"), sub(label, " form"), "catalog") },
+			func() error { return ifPresent(source, "update", sub(label, " update"), isTrueLiteral) },
 			func() error {
-				_, err := arrayValue(f("entries"), label+" entries", func(v jsonv.Value, l string) error {
+				_, err := arrayValue(f("entries"), sub(label, " entries"), func(v jsonv.Value, l string) error {
 					entry, err := exactRecord(v, l, names("name", "description"))
 					if err != nil {
 						return err
 					}
-					if err := nonEmptyString(entry.Field("name"), l+" name"); err != nil {
+					if err := nonEmptyString(entry.Field("name"), sub(l, " name")); err != nil {
 						return err
 					}
-					return stringValue(entry.Field("description"), l+" description")
+					return stringValue(entry.Field("description"), sub(l, " description"))
 				})
 				return err
 			},
@@ -239,32 +243,32 @@ func messageSourceValue(source jsonv.Value, label string, version int, expected 
 	case "coordinator", "subagent-report":
 		return all(
 			func() error { return ReleasedMembers(source, label, names("kind", "form", "senderSessionId"), nil) },
-			func() error { return oneOf(f("form"), label+" form", "relay") },
-			func() error { return nonEmptyString(f("senderSessionId"), label+" senderSessionId") },
+			func() error { return oneOf(f("form"), sub(label, " form"), "relay") },
+			func() error { return nonEmptyString(f("senderSessionId"), sub(label, " senderSessionId")) },
 		)
 	case "subagent-settled":
 		return all(
 			func() error {
 				return ReleasedMembers(source, label, names("kind", "form", "summary", "senderSessionId"), nil)
 			},
-			func() error { return oneOf(f("form"), label+" form", "notice") },
-			func() error { return stringValue(f("summary"), label+" summary") },
-			func() error { return nonEmptyString(f("senderSessionId"), label+" senderSessionId") },
+			func() error { return oneOf(f("form"), sub(label, " form"), "notice") },
+			func() error { return stringValue(f("summary"), sub(label, " summary")) },
+			func() error { return nonEmptyString(f("senderSessionId"), sub(label, " senderSessionId")) },
 		)
 	case "webhook":
 		return all(
 			func() error {
 				return ReleasedMembers(source, label, names("kind", "provider", "source", "deliveryId", "ruleId", "form", "summary"), nil)
 			},
-			func() error { return nonEmptyString(f("provider"), label+" provider") },
-			func() error { return nonEmptyString(f("source"), label+" source") },
-			func() error { return nonEmptyString(f("deliveryId"), label+" deliveryId") },
-			func() error { return nonEmptyString(f("ruleId"), label+" ruleId") },
-			func() error { return oneOf(f("form"), label+" form", "notice") },
-			func() error { return stringValue(f("summary"), label+" summary") },
+			func() error { return nonEmptyString(f("provider"), sub(label, " provider")) },
+			func() error { return nonEmptyString(f("source"), sub(label, " source")) },
+			func() error { return nonEmptyString(f("deliveryId"), sub(label, " deliveryId")) },
+			func() error { return nonEmptyString(f("ruleId"), sub(label, " ruleId")) },
+			func() error { return oneOf(f("form"), sub(label, " form"), "notice") },
+			func() error { return stringValue(f("summary"), sub(label, " summary")) },
 		)
 	}
-	return nonEmptyString(kind, label+" kind")
+	return nonEmptyString(kind, sub(label, " kind"))
 }
 
 func pluginSourceValue(source jsonv.Value, label string) error {
@@ -276,14 +280,14 @@ func pluginSourceValue(source jsonv.Value, label string) error {
 	if err := ReleasedMembers(source, label, names("kind", "plugin"), optional); err != nil {
 		return err
 	}
-	if err := nonEmptyString(source.Field("plugin"), label+" plugin"); err != nil {
+	if err := nonEmptyString(source.Field("plugin"), sub(label, " plugin")); err != nil {
 		return err
 	}
 	if compact {
-		if err := nonEmptyString(source.Field("compactionId"), label+" compactionId"); err != nil {
+		if err := nonEmptyString(source.Field("compactionId"), sub(label, " compactionId")); err != nil {
 			return err
 		}
-		if err := ifPresent(source, "sourceCommandId", label+" sourceCommandId", nonEmptyString); err != nil {
+		if err := ifPresent(source, "sourceCommandId", sub(label, " sourceCommandId"), nonEmptyString); err != nil {
 			return err
 		}
 	}
@@ -291,19 +295,19 @@ func pluginSourceValue(source jsonv.Value, label string) error {
 	if !ok {
 		return nil
 	}
-	if err := oneOf(form, label+" form", "instructions", "catalog", "snapshot", "notice", "relay", "recall"); err != nil {
+	if err := oneOf(form, sub(label, " form"), "instructions", "catalog", "snapshot", "notice", "relay", "recall"); err != nil {
 		return err
 	}
 	if form.Text() == "snapshot" {
-		_, err := arrayValue(source.Field("sections"), label+" sections", func(v jsonv.Value, l string) error {
+		_, err := arrayValue(source.Field("sections"), sub(label, " sections"), func(v jsonv.Value, l string) error {
 			section, err := exactRecord(v, l, names("name", "text"))
 			if err != nil {
 				return err
 			}
-			if err := nonEmptyString(section.Field("name"), l+" name"); err != nil {
+			if err := nonEmptyString(section.Field("name"), sub(l, " name")); err != nil {
 				return err
 			}
-			return stringValue(section.Field("text"), l+" text")
+			return stringValue(section.Field("text"), sub(l, " text"))
 		})
 		if err != nil {
 			return err
@@ -312,7 +316,7 @@ func pluginSourceValue(source jsonv.Value, label string) error {
 		return session.FormatErrorf("%s sections require snapshot form", label)
 	}
 	if form.Text() == "notice" {
-		return stringValue(source.Field("summary"), label+" summary")
+		return stringValue(source.Field("summary"), sub(label, " summary"))
 	}
 	if source.Has("summary") {
 		return session.FormatErrorf("%s summary requires notice form", label)
@@ -324,10 +328,10 @@ func sessionReferenceSourceValue(source jsonv.Value, label string, version int) 
 	if err := ReleasedMembers(source, label, names("kind", "form", "version", "references"), nil); err != nil {
 		return err
 	}
-	if err := oneOf(source.Field("form"), label+" form", "recall"); err != nil {
+	if err := oneOf(source.Field("form"), sub(label, " form"), "recall"); err != nil {
 		return err
 	}
-	if err := isNumberLiteral(source.Field("version"), label+" version", 1); err != nil {
+	if err := isNumberLiteral(source.Field("version"), sub(label, " version"), 1); err != nil {
 		return err
 	}
 	expectedIndex := int64(0)
@@ -336,26 +340,26 @@ func sessionReferenceSourceValue(source jsonv.Value, label string, version int) 
 	if version >= 1 {
 		optional = names("capturedFormatVersion")
 	}
-	refs, err := arrayValue(source.Field("references"), label+" references", func(v jsonv.Value, l string) error {
+	refs, err := arrayValue(source.Field("references"), sub(label, " references"), func(v jsonv.Value, l string) error {
 		ref, err := exactRecord(v, l, names("sessionId", "label", "capturedThroughSeq", "compacted", "originalMessages",
 			"retainedMessages", "omittedMessages", "omittedBytes", "truncated", "inputIndex"), optional...)
 		if err != nil {
 			return err
 		}
 		f := ref.Field
-		if err := nonEmptyString(f("sessionId"), l+" sessionId"); err != nil {
+		if err := nonEmptyString(f("sessionId"), sub(l, " sessionId")); err != nil {
 			return err
 		}
-		if err := stringValue(f("label"), l+" label"); err != nil {
+		if err := stringValue(f("label"), sub(l, " label")); err != nil {
 			return err
 		}
 		if !f("capturedThroughSeq").IsNull() {
-			if _, err := jsform.Count(f("capturedThroughSeq"), l+" capturedThroughSeq"); err != nil {
+			if _, err := jsform.Count(f("capturedThroughSeq"), sub(l, " capturedThroughSeq")); err != nil {
 				return err
 			}
 		}
 		if v, ok := ref.Get("capturedFormatVersion"); ok {
-			captured, err := jsform.Count(v, l+" capturedFormatVersion")
+			captured, err := jsform.Count(v, sub(l, " capturedFormatVersion"))
 			if err != nil {
 				return err
 			}
@@ -363,17 +367,17 @@ func sessionReferenceSourceValue(source jsonv.Value, label string, version int) 
 				return session.FormatErrorf("%s capturedFormatVersion must be between 1 and %d", l, version)
 			}
 		}
-		if err := booleanValue(f("compacted"), l+" compacted"); err != nil {
+		if err := booleanValue(f("compacted"), sub(l, " compacted")); err != nil {
 			return err
 		}
 		counts := make([]int64, 5)
 		for i, key := range names("originalMessages", "retainedMessages", "omittedMessages", "omittedBytes", "inputIndex") {
-			if counts[i], err = jsform.Count(f(key), l+" "+key); err != nil {
+			if counts[i], err = jsform.Count(f(key), subKey(l, key)); err != nil {
 				return err
 			}
 		}
 		original, retained, omitted, omittedBytes, inputIndex := counts[0], counts[1], counts[2], counts[3], counts[4]
-		if err := booleanValue(f("truncated"), l+" truncated"); err != nil {
+		if err := booleanValue(f("truncated"), sub(l, " truncated")); err != nil {
 			return err
 		}
 		if retained > original || omitted != original-retained {
@@ -414,6 +418,9 @@ func contentBlocksValue(v jsonv.Value, label string, version int) error {
 // message whose content holds the block (at that label), when the rest of
 // the message is valid.
 func CheckContentBlock(block jsonv.Value, label string, version int) error {
+	if contentBlockValue(block, "", version) == nil {
+		return nil
+	}
 	return contentBlockValue(block, label, version)
 }
 
@@ -428,31 +435,31 @@ func contentBlockValue(v jsonv.Value, label string, version int) error {
 	case "text", "reasoning":
 		return all(
 			func() error { return ReleasedMembers(block, label, names("type", "text"), nil) },
-			func() error { return stringValue(f("text"), label+" text") },
+			func() error { return stringValue(f("text"), sub(label, " text")) },
 		)
 	case "image":
 		return all(
 			func() error { return ReleasedMembers(block, label, names("type", "attachment"), nil) },
-			func() error { return imageAttachmentValue(f("attachment"), label+" attachment") },
+			func() error { return imageAttachmentValue(f("attachment"), sub(label, " attachment")) },
 		)
 	case "tool-call":
 		return all(
 			func() error { return ReleasedMembers(block, label, names("type", "id", "name", "arguments"), nil) },
-			func() error { return nonEmptyString(f("id"), label+" id") },
-			func() error { return nonEmptyString(f("name"), label+" name") },
-			func() error { return stringValue(f("arguments"), label+" arguments") },
+			func() error { return nonEmptyString(f("id"), sub(label, " id")) },
+			func() error { return nonEmptyString(f("name"), sub(label, " name")) },
+			func() error { return stringValue(f("arguments"), sub(label, " arguments")) },
 		)
 	case "tool-result":
 		return all(
 			func() error {
 				return ReleasedMembers(block, label, names("type", "toolCallId", "content"), names("isError"))
 			},
-			func() error { return nonEmptyString(f("toolCallId"), label+" toolCallId") },
-			func() error { return contentBlocksValue(f("content"), label+" content", version) },
-			func() error { return ifPresent(block, "isError", label+" isError", booleanValue) },
+			func() error { return nonEmptyString(f("toolCallId"), sub(label, " toolCallId")) },
+			func() error { return contentBlocksValue(f("content"), sub(label, " content"), version) },
+			func() error { return ifPresent(block, "isError", sub(label, " isError"), booleanValue) },
 		)
 	}
-	return nonEmptyString(typ, label+" type")
+	return nonEmptyString(typ, sub(label, " type"))
 }
 
 func imageAttachmentValue(v jsonv.Value, label string) error {
@@ -462,24 +469,24 @@ func imageAttachmentValue(v jsonv.Value, label string) error {
 	}
 	f := attachment.Field
 	return all(
-		func() error { return nonEmptyString(f("attachmentId"), label+" attachmentId") },
+		func() error { return nonEmptyString(f("attachmentId"), sub(label, " attachmentId")) },
 		func() error {
-			return oneOf(f("mediaType"), label+" mediaType", "image/png", "image/jpeg", "image/webp", "image/gif")
+			return oneOf(f("mediaType"), sub(label, " mediaType"), "image/png", "image/jpeg", "image/webp", "image/gif")
 		},
-		func() error { return countCheck(f("bytes"), label+" bytes") },
-		func() error { return positiveCheck(f("width"), label+" width") },
-		func() error { return positiveCheck(f("height"), label+" height") },
-		func() error { return ifPresent(attachment, "name", label+" name", stringValue) },
+		func() error { return countCheck(f("bytes"), sub(label, " bytes")) },
+		func() error { return positiveCheck(f("width"), sub(label, " width")) },
+		func() error { return positiveCheck(f("height"), sub(label, " height")) },
+		func() error { return ifPresent(attachment, "name", sub(label, " name"), stringValue) },
 		func() error {
-			return ifPresent(attachment, "originalDimensions", label+" originalDimensions", func(v jsonv.Value, l string) error {
+			return ifPresent(attachment, "originalDimensions", sub(label, " originalDimensions"), func(v jsonv.Value, l string) error {
 				dims, err := exactRecord(v, l, names("width", "height"))
 				if err != nil {
 					return err
 				}
-				if err := positiveCheck(dims.Field("width"), label+" original width"); err != nil {
+				if err := positiveCheck(dims.Field("width"), sub(label, " original width")); err != nil {
 					return err
 				}
-				return positiveCheck(dims.Field("height"), label+" original height")
+				return positiveCheck(dims.Field("height"), sub(label, " original height"))
 			})
 		},
 	)
@@ -492,7 +499,7 @@ func tokenUsageValue(v jsonv.Value, label string) error {
 		return err
 	}
 	for _, m := range usage.Members() {
-		if err := countCheck(m.Value, label+" "+m.Key); err != nil {
+		if err := countCheck(m.Value, subKey(label, m.Key)); err != nil {
 			return err
 		}
 	}
@@ -506,10 +513,10 @@ func llmFailureValue(v jsonv.Value, label string) error {
 	}
 	f := failure.Field
 	return all(
-		func() error { return nonEmptyString(f("message"), label+" message") },
-		func() error { return nonEmptyString(f("code"), label+" code") },
+		func() error { return nonEmptyString(f("message"), sub(label, " message")) },
+		func() error { return nonEmptyString(f("code"), sub(label, " code")) },
 		func() error {
-			return ifPresent(failure, "status", label+" status", func(v jsonv.Value, l string) error {
+			return ifPresent(failure, "status", sub(label, " status"), func(v jsonv.Value, l string) error {
 				status, err := jsform.SafeInteger(v, l)
 				if err == nil && (status < 100 || status > 599) {
 					return session.FormatErrorf("%s status must be 100 through 599", label)
@@ -518,7 +525,7 @@ func llmFailureValue(v jsonv.Value, label string) error {
 			})
 		},
 		func() error {
-			return ifPresent(failure, "providerRetryAfterMs", label+" providerRetryAfterMs", func(v jsonv.Value, l string) error {
+			return ifPresent(failure, "providerRetryAfterMs", sub(label, " providerRetryAfterMs"), func(v jsonv.Value, l string) error {
 				ms, err := finiteNumberValue(v, l)
 				if err == nil && ms <= 0 {
 					return session.FormatErrorf("%s providerRetryAfterMs must be positive", label)
@@ -526,7 +533,7 @@ func llmFailureValue(v jsonv.Value, label string) error {
 				return err
 			})
 		},
-		func() error { return ifPresent(failure, "requestId", label+" requestId", nonEmptyString) },
+		func() error { return ifPresent(failure, "requestId", sub(label, " requestId"), nonEmptyString) },
 	)
 }
 
@@ -541,42 +548,42 @@ func streamChunkValue(v jsonv.Value, label string) error {
 	case "block-start":
 		return all(
 			func() error { return ReleasedMembers(chunk, label, names("type", "index", "blockType"), nil) },
-			func() error { return countCheck(f("index"), label+" index") },
-			func() error { return nonEmptyString(f("blockType"), label+" blockType") },
+			func() error { return countCheck(f("index"), sub(label, " index")) },
+			func() error { return nonEmptyString(f("blockType"), sub(label, " blockType")) },
 		)
 	case "text-delta", "reasoning-delta":
 		return all(
 			func() error { return ReleasedMembers(chunk, label, names("type", "index", "text"), nil) },
-			func() error { return countCheck(f("index"), label+" index") },
-			func() error { return stringValue(f("text"), label+" text") },
+			func() error { return countCheck(f("index"), sub(label, " index")) },
+			func() error { return stringValue(f("text"), sub(label, " text")) },
 		)
 	case "tool-call-delta":
 		return all(
 			func() error {
 				return ReleasedMembers(chunk, label, names("type", "index", "id", "argumentsDelta"), names("name"))
 			},
-			func() error { return countCheck(f("index"), label+" index") },
-			func() error { return nonEmptyString(f("id"), label+" id") },
-			func() error { return ifPresent(chunk, "name", label+" name", stringValue) },
-			func() error { return stringValue(f("argumentsDelta"), label+" argumentsDelta") },
+			func() error { return countCheck(f("index"), sub(label, " index")) },
+			func() error { return nonEmptyString(f("id"), sub(label, " id")) },
+			func() error { return ifPresent(chunk, "name", sub(label, " name"), stringValue) },
+			func() error { return stringValue(f("argumentsDelta"), sub(label, " argumentsDelta")) },
 		)
 	case "block-end":
 		return all(
 			func() error { return ReleasedMembers(chunk, label, names("type", "index", "block"), nil) },
-			func() error { return countCheck(f("index"), label+" index") },
-			func() error { return contentBlockValue(f("block"), label+" block", 1) },
+			func() error { return countCheck(f("index"), sub(label, " index")) },
+			func() error { return contentBlockValue(f("block"), sub(label, " block"), 1) },
 		)
 	case "usage":
 		return all(
 			func() error { return ReleasedMembers(chunk, label, names("type", "usage"), nil) },
-			func() error { return tokenUsageValue(f("usage"), label+" usage") },
+			func() error { return tokenUsageValue(f("usage"), sub(label, " usage")) },
 		)
 	case "finish":
 		return all(
 			func() error { return ReleasedMembers(chunk, label, names("type", "reason"), names("replayState")) },
-			func() error { return finishReasonValue(f("reason"), label+" reason") },
+			func() error { return finishReasonValue(f("reason"), sub(label, " reason")) },
 			func() error {
-				return ifPresent(chunk, "replayState", label+" replayState", func(v jsonv.Value, l string) error {
+				return ifPresent(chunk, "replayState", sub(label, " replayState"), func(v jsonv.Value, l string) error {
 					replay, err := exactRecord(v, l, names("response"), "blocks")
 					if err != nil {
 						return err
@@ -612,13 +619,13 @@ func finishReasonValue(v jsonv.Value, label string) error {
 		if err := ReleasedMembers(reason, label, names("kind", "failure"), nil); err != nil {
 			return err
 		}
-		return llmFailureValue(reason.Field("failure"), label+" failure")
+		return llmFailureValue(reason.Field("failure"), sub(label, " failure"))
 	case kind.Text() == "stop" || kind.Text() == "tool-calls" || kind.Text() == "max-tokens":
 		if err := ReleasedMembers(reason, label, names("kind"), nil); err != nil {
 			return err
 		}
 	}
-	return nonEmptyString(kind, label+" kind")
+	return nonEmptyString(kind, sub(label, " kind"))
 }
 
 func turnEndReasonValue(v jsonv.Value, label string) error {
@@ -628,7 +635,7 @@ func turnEndReasonValue(v jsonv.Value, label string) error {
 	}
 	kind := reason.Field("kind")
 	if kind.Kind() != jsonv.String {
-		return nonEmptyString(kind, label+" kind")
+		return nonEmptyString(kind, sub(label, " kind"))
 	}
 	switch kind.Text() {
 	case "completed", "blocked", "max-tokens", "interrupted":
@@ -637,25 +644,25 @@ func turnEndReasonValue(v jsonv.Value, label string) error {
 		if err := ReleasedMembers(reason, label, names("kind", "reason"), nil); err != nil {
 			return err
 		}
-		cause, err := ReleasedRecord(reason.Field("reason"), label+" abort cause")
+		cause, err := ReleasedRecord(reason.Field("reason"), sub(label, " abort cause"))
 		if err != nil {
 			return err
 		}
 		if cause.Field("kind").Text() == "hook" {
-			if err := ReleasedMembers(cause, label+" abort cause", names("kind", "reason"), nil); err != nil {
+			if err := ReleasedMembers(cause, sub(label, " abort cause"), names("kind", "reason"), nil); err != nil {
 				return err
 			}
-			return stringValue(cause.Field("reason"), label+" abort reason")
+			return stringValue(cause.Field("reason"), sub(label, " abort reason"))
 		}
-		if err := ReleasedMembers(cause, label+" abort cause", names("kind"), nil); err != nil {
+		if err := ReleasedMembers(cause, sub(label, " abort cause"), names("kind"), nil); err != nil {
 			return err
 		}
-		return oneOf(cause.Field("kind"), label+" abort kind", "user", "parent", "disposed", "legacy")
+		return oneOf(cause.Field("kind"), sub(label, " abort kind"), "user", "parent", "disposed", "legacy")
 	case "error":
 		if err := ReleasedMembers(reason, label, names("kind", "error"), nil); err != nil {
 			return err
 		}
-		return llmFailureValue(reason.Field("error"), label+" error")
+		return llmFailureValue(reason.Field("error"), sub(label, " error"))
 	}
-	return nonEmptyString(kind, label+" kind")
+	return nonEmptyString(kind, sub(label, " kind"))
 }

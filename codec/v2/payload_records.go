@@ -12,15 +12,15 @@ import (
 func llmRetryValue(data jsonv.Value, label string) error {
 	f := data.Field
 	return all(
-		func() error { return nonEmptyString(f("retryId"), label+" retryId") },
+		func() error { return nonEmptyString(f("retryId"), sub(label, " retryId")) },
 		func() error { return coordinatePair(data, label) },
-		func() error { return nonEmptyString(f("provider"), label+" provider") },
-		func() error { return oneOf(f("mode"), label+" mode", "normal", "always") },
-		func() error { return nonEmptyString(f("policyKey"), label+" policyKey") },
-		func() error { return positiveCheck(f("retry"), label+" retry") },
+		func() error { return nonEmptyString(f("provider"), sub(label, " provider")) },
+		func() error { return oneOf(f("mode"), sub(label, " mode"), "normal", "always") },
+		func() error { return nonEmptyString(f("policyKey"), sub(label, " policyKey")) },
+		func() error { return positiveCheck(f("retry"), sub(label, " retry")) },
 		func() error {
 			if f("mode").Text() == "normal" {
-				maxRetries, err := positiveIntegerValue(f("maxRetries"), label+" maxRetries")
+				maxRetries, err := positiveIntegerValue(f("maxRetries"), sub(label, " maxRetries"))
 				if err != nil {
 					return err
 				}
@@ -33,7 +33,7 @@ func llmRetryValue(data jsonv.Value, label string) error {
 			return nil
 		},
 		func() error {
-			delay, err := finiteNumberValue(f("delayMs"), label+" delayMs")
+			delay, err := finiteNumberValue(f("delayMs"), sub(label, " delayMs"))
 			switch {
 			case err != nil:
 				return err
@@ -44,7 +44,7 @@ func llmRetryValue(data jsonv.Value, label string) error {
 			}
 			return nil
 		},
-		func() error { return llmFailureValue(f("failure"), label+" failure") },
+		func() error { return llmFailureValue(f("failure"), sub(label, " failure")) },
 	)
 }
 
@@ -53,36 +53,38 @@ func requestHeaderValue(v jsonv.Value, label string) error {
 	if err != nil {
 		return err
 	}
-	config, err := exactRecord(header.Field("config"), label+" config", names("provider", "model"),
+	config, err := exactRecord(header.Field("config"), sub(label, " config"), names("provider", "model"),
 		"reasoningEffort", "temperature", "maxTokens", "stop")
 	if err != nil {
 		return err
 	}
 	return all(
-		func() error { return nonEmptyString(config.Field("provider"), label+" provider") },
-		func() error { return nonEmptyString(config.Field("model"), label+" model") },
-		func() error { return ifPresent(config, "reasoningEffort", label+" reasoningEffort", nonEmptyString) },
+		func() error { return nonEmptyString(config.Field("provider"), sub(label, " provider")) },
+		func() error { return nonEmptyString(config.Field("model"), sub(label, " model")) },
 		func() error {
-			return ifPresent(config, "temperature", label+" temperature", func(v jsonv.Value, l string) error {
+			return ifPresent(config, "reasoningEffort", sub(label, " reasoningEffort"), nonEmptyString)
+		},
+		func() error {
+			return ifPresent(config, "temperature", sub(label, " temperature"), func(v jsonv.Value, l string) error {
 				_, err := finiteNumberValue(v, l)
 				return err
 			})
 		},
-		func() error { return ifPresent(config, "maxTokens", label+" maxTokens", positiveCheck) },
+		func() error { return ifPresent(config, "maxTokens", sub(label, " maxTokens"), positiveCheck) },
 		func() error {
-			return ifPresent(config, "stop", label+" stop", func(v jsonv.Value, l string) error {
+			return ifPresent(config, "stop", sub(label, " stop"), func(v jsonv.Value, l string) error {
 				_, err := arrayValue(v, l, stringValue)
 				return err
 			})
 		},
 		func() error {
-			return ifPresent(header, "adapterDefaults", label+" adapterDefaults", func(v jsonv.Value, l string) error {
+			return ifPresent(header, "adapterDefaults", sub(label, " adapterDefaults"), func(v jsonv.Value, l string) error {
 				defaults, err := exactRecord(v, l, nil, "reasoningEffort", "maxTokens")
 				if err != nil {
 					return err
 				}
 				for _, m := range defaults.Members() {
-					if err := isTrueLiteral(m.Value, l+" "+m.Key); err != nil {
+					if err := isTrueLiteral(m.Value, subKey(l, m.Key)); err != nil {
 						return err
 					}
 					if !config.Has(m.Key) {
@@ -92,9 +94,9 @@ func requestHeaderValue(v jsonv.Value, label string) error {
 				return nil
 			})
 		},
-		func() error { return ifPresent(header, "system", label+" system", stringValue) },
+		func() error { return ifPresent(header, "system", sub(label, " system"), stringValue) },
 		func() error {
-			return ifPresent(header, "tools", label+" tools", func(v jsonv.Value, l string) error {
+			return ifPresent(header, "tools", sub(label, " tools"), func(v jsonv.Value, l string) error {
 				_, err := arrayValue(v, l, toolSchemaValue)
 				return err
 			})
@@ -107,67 +109,67 @@ func toolSchemaValue(v jsonv.Value, label string) error {
 	if err != nil {
 		return err
 	}
-	if err := nonEmptyString(schema.Field("name"), label+" name"); err != nil {
+	if err := nonEmptyString(schema.Field("name"), sub(label, " name")); err != nil {
 		return err
 	}
-	if err := stringValue(schema.Field("description"), label+" description"); err != nil {
+	if err := stringValue(schema.Field("description"), sub(label, " description")); err != nil {
 		return err
 	}
-	_, err = ReleasedRecord(schema.Field("parameters"), label+" parameters")
+	_, err = ReleasedRecord(schema.Field("parameters"), sub(label, " parameters"))
 	return err
 }
 
 func shadowedValue(data jsonv.Value, eventSeq int64, label string) error {
-	rng, err := exactRecord(data.Field("shadowedRange"), label+" shadowedRange", names("start", "end"))
+	rng, err := exactRecord(data.Field("shadowedRange"), sub(label, " shadowedRange"), names("start", "end"))
 	if err != nil {
 		return err
 	}
-	start, err := earlierSeq(rng.Field("start"), eventSeq, label+" shadowedRange start")
+	start, err := earlierSeq(rng.Field("start"), eventSeq, sub(label, " shadowedRange start"))
 	if err != nil {
 		return err
 	}
-	end, err := earlierSeq(rng.Field("end"), eventSeq, label+" shadowedRange end")
+	end, err := earlierSeq(rng.Field("end"), eventSeq, sub(label, " shadowedRange end"))
 	if err != nil {
 		return err
 	}
-	seqs, err := seqArray(data.Field("shadowedSeqs"), eventSeq, label+" shadowedSeqs", true)
+	seqs, err := seqArray(data.Field("shadowedSeqs"), eventSeq, sub(label, " shadowedSeqs"), true)
 	if err != nil {
 		return err
 	}
 	if seqs[0] != start || seqs[len(seqs)-1] != end {
 		return session.FormatErrorf("%s shadowedRange must match shadowedSeqs endpoints", label)
 	}
-	return countCheck(data.Field("shadowedTokenCount"), label+" shadowedTokenCount")
+	return countCheck(data.Field("shadowedTokenCount"), sub(label, " shadowedTokenCount"))
 }
 
 func goalChangeValue(data jsonv.Value, label string) error {
 	f := data.Field
-	if err := oneOf(f("kind"), label+" kind", "goal/change"); err != nil {
+	if err := oneOf(f("kind"), sub(label, " kind"), "goal/change"); err != nil {
 		return err
 	}
-	if err := isNumberLiteral(f("version"), label+" version", 1); err != nil {
+	if err := isNumberLiteral(f("version"), sub(label, " version"), 1); err != nil {
 		return err
 	}
 	if f("operation").Text() == "clear" {
 		return all(
 			func() error {
-				return ReleasedMembers(data, label+" data", names("kind", "version", "operation", "cleared", "clearedAt"), nil)
+				return ReleasedMembers(data, sub(label, " data"), names("kind", "version", "operation", "cleared", "clearedAt"), nil)
 			},
-			func() error { return goalRefValue(f("cleared"), label+" cleared") },
-			func() error { return countCheck(f("clearedAt"), label+" clearedAt") },
+			func() error { return goalRefValue(f("cleared"), sub(label, " cleared")) },
+			func() error { return countCheck(f("clearedAt"), sub(label, " clearedAt")) },
 		)
 	}
 	return all(
 		func() error {
-			return ReleasedMembers(data, label+" data", names("kind", "version", "operation", "goal", "roundsStarted", "createdAt", "updatedAt"), nil)
+			return ReleasedMembers(data, sub(label, " data"), names("kind", "version", "operation", "goal", "roundsStarted", "createdAt", "updatedAt"), nil)
 		},
 		func() error {
-			return oneOf(f("operation"), label+" operation", "create", "edit", "pause", "resume", "complete", "block")
+			return oneOf(f("operation"), sub(label, " operation"), "create", "edit", "pause", "resume", "complete", "block")
 		},
-		func() error { return goalSnapshotValue(f("goal"), label+" goal") },
-		func() error { return countCheck(f("roundsStarted"), label+" roundsStarted") },
-		func() error { return countCheck(f("createdAt"), label+" createdAt") },
-		func() error { return countCheck(f("updatedAt"), label+" updatedAt") },
+		func() error { return goalSnapshotValue(f("goal"), sub(label, " goal")) },
+		func() error { return countCheck(f("roundsStarted"), sub(label, " roundsStarted")) },
+		func() error { return countCheck(f("createdAt"), sub(label, " createdAt")) },
+		func() error { return countCheck(f("updatedAt"), sub(label, " updatedAt")) },
 	)
 }
 
@@ -176,10 +178,10 @@ func goalRefValue(v jsonv.Value, label string) error {
 	if err != nil {
 		return err
 	}
-	if err := nonEmptyString(ref.Field("id"), label+" id"); err != nil {
+	if err := nonEmptyString(ref.Field("id"), sub(label, " id")); err != nil {
 		return err
 	}
-	return positiveCheck(ref.Field("revision"), label+" revision")
+	return positiveCheck(ref.Field("revision"), sub(label, " revision"))
 }
 
 func goalSnapshotValue(v jsonv.Value, label string) error {
@@ -189,21 +191,23 @@ func goalSnapshotValue(v jsonv.Value, label string) error {
 	}
 	f := goal.Field
 	return all(
-		func() error { return nonEmptyString(f("id"), label+" id") },
-		func() error { return positiveCheck(f("revision"), label+" revision") },
-		func() error { return nonEmptyString(f("objective"), label+" objective") },
-		func() error { return oneOf(f("phase"), label+" phase", "active", "paused", "blocked", "complete") },
-		func() error { return positiveCheck(f("maxGoalRounds"), label+" maxGoalRounds") },
+		func() error { return nonEmptyString(f("id"), sub(label, " id")) },
+		func() error { return positiveCheck(f("revision"), sub(label, " revision")) },
+		func() error { return nonEmptyString(f("objective"), sub(label, " objective")) },
+		func() error {
+			return oneOf(f("phase"), sub(label, " phase"), "active", "paused", "blocked", "complete")
+		},
+		func() error { return positiveCheck(f("maxGoalRounds"), sub(label, " maxGoalRounds")) },
 		func() error {
 			if f("phase").Text() == "blocked" {
-				reason, err := exactRecord(f("blockedReason"), label+" blockedReason", names("code", "message"))
+				reason, err := exactRecord(f("blockedReason"), sub(label, " blockedReason"), names("code", "message"))
 				if err != nil {
 					return err
 				}
-				if err := nonEmptyString(reason.Field("code"), label+" blocked code"); err != nil {
+				if err := nonEmptyString(reason.Field("code"), sub(label, " blocked code")); err != nil {
 					return err
 				}
-				return nonEmptyString(reason.Field("message"), label+" blocked message")
+				return nonEmptyString(reason.Field("message"), sub(label, " blocked message"))
 			}
 			if goal.Has("blockedReason") {
 				return session.FormatErrorf("%s blockedReason requires blocked phase", label)
@@ -215,14 +219,14 @@ func goalSnapshotValue(v jsonv.Value, label string) error {
 
 func scheduleChangeValue(data jsonv.Value, label string) error {
 	f := data.Field
-	if err := isNumberLiteral(f("version"), label+" version", 1); err != nil {
+	if err := isNumberLiteral(f("version"), sub(label, " version"), 1); err != nil {
 		return err
 	}
 	if f("operation").Text() == "create" {
-		if err := ReleasedMembers(data, label+" data", names("version", "operation", "schedule"), nil); err != nil {
+		if err := ReleasedMembers(data, sub(label, " data"), names("version", "operation", "schedule"), nil); err != nil {
 			return err
 		}
-		return scheduleRecordValue(f("schedule"), label+" schedule")
+		return scheduleRecordValue(f("schedule"), sub(label, " schedule"))
 	}
 	var optional []string
 	if f("operation").Text() == "dispatch" {
@@ -230,11 +234,11 @@ func scheduleChangeValue(data jsonv.Value, label string) error {
 	}
 	return all(
 		func() error {
-			return ReleasedMembers(data, label+" data", names("version", "operation", "id"), optional)
+			return ReleasedMembers(data, sub(label, " data"), names("version", "operation", "id"), optional)
 		},
-		func() error { return oneOf(f("operation"), label+" operation", "delete", "dispatch") },
-		func() error { return scheduleIDValue(f("id"), label+" id") },
-		func() error { return ifPresent(data, "acceptedAt", label+" acceptedAt", instantValue) },
+		func() error { return oneOf(f("operation"), sub(label, " operation"), "delete", "dispatch") },
+		func() error { return scheduleIDValue(f("id"), sub(label, " id")) },
+		func() error { return ifPresent(data, "acceptedAt", sub(label, " acceptedAt"), instantValue) },
 	)
 }
 
@@ -249,7 +253,7 @@ func scheduleRecordValue(v jsonv.Value, label string) error {
 		if err := ReleasedMembers(rec, label, names("id", "kind", "prompt", "afterSeconds", "scheduledAt"), nil); err != nil {
 			return err
 		}
-		if err := positiveCheck(f("afterSeconds"), label+" afterSeconds"); err != nil {
+		if err := positiveCheck(f("afterSeconds"), sub(label, " afterSeconds")); err != nil {
 			return err
 		}
 	case "at":
@@ -260,7 +264,7 @@ func scheduleRecordValue(v jsonv.Value, label string) error {
 		if err := ReleasedMembers(rec, label, names("id", "kind", "prompt", "everySeconds", "scheduledAt"), nil); err != nil {
 			return err
 		}
-		seconds, err := positiveIntegerValue(f("everySeconds"), label+" everySeconds")
+		seconds, err := positiveIntegerValue(f("everySeconds"), sub(label, " everySeconds"))
 		if err != nil {
 			return err
 		}
@@ -271,9 +275,9 @@ func scheduleRecordValue(v jsonv.Value, label string) error {
 		return session.FormatErrorf("%s has unknown schedule kind", label)
 	}
 	return all(
-		func() error { return scheduleIDValue(f("id"), label+" id") },
-		func() error { return nonEmptyString(f("prompt"), label+" prompt") },
-		func() error { return instantValue(f("scheduledAt"), label+" scheduledAt") },
+		func() error { return scheduleIDValue(f("id"), sub(label, " id")) },
+		func() error { return nonEmptyString(f("prompt"), sub(label, " prompt")) },
+		func() error { return instantValue(f("scheduledAt"), sub(label, " scheduledAt")) },
 	)
 }
 
@@ -309,14 +313,14 @@ func titleSourceValue(v jsonv.Value, label string) error {
 	if source.Field("kind").Text() == "provider" {
 		return all(
 			func() error { return ReleasedMembers(source, label, names("kind", "provider"), names("model")) },
-			func() error { return nonEmptyString(source.Field("provider"), label+" provider") },
-			func() error { return ifPresent(source, "model", label+" model", modelRouteValue) },
+			func() error { return nonEmptyString(source.Field("provider"), sub(label, " provider")) },
+			func() error { return ifPresent(source, "model", sub(label, " model"), modelRouteValue) },
 		)
 	}
 	if err := ReleasedMembers(source, label, names("kind"), nil); err != nil {
 		return err
 	}
-	return oneOf(source.Field("kind"), label+" kind", "fallback", "user")
+	return oneOf(source.Field("kind"), sub(label, " kind"), "fallback", "user")
 }
 
 func modelRouteValue(v jsonv.Value, label string) error {
@@ -324,41 +328,41 @@ func modelRouteValue(v jsonv.Value, label string) error {
 	if err != nil {
 		return err
 	}
-	if err := nonEmptyString(route.Field("provider"), label+" provider"); err != nil {
+	if err := nonEmptyString(route.Field("provider"), sub(label, " provider")); err != nil {
 		return err
 	}
-	return nonEmptyString(route.Field("model"), label+" model")
+	return nonEmptyString(route.Field("model"), sub(label, " model"))
 }
 
 func subagentDescriptorValue(data jsonv.Value, label string) error {
 	f := data.Field
-	if err := isNumberLiteral(f("version"), label+" version", 3); err != nil {
+	if err := isNumberLiteral(f("version"), sub(label, " version"), 3); err != nil {
 		return err
 	}
-	if err := nonEmptyString(f("provider"), label+" provider"); err != nil {
+	if err := nonEmptyString(f("provider"), sub(label, " provider")); err != nil {
 		return err
 	}
 	if f("mode").Text() == "one-shot" {
-		if err := ReleasedMembers(data, label+" data", names("mode", "version", "provider"), names("label")); err != nil {
+		if err := ReleasedMembers(data, sub(label, " data"), names("mode", "version", "provider"), names("label")); err != nil {
 			return err
 		}
-		return ifPresent(data, "label", label+" label", stringValue)
+		return ifPresent(data, "label", sub(label, " label"), stringValue)
 	}
-	if err := oneOf(f("mode"), label+" mode", "continuable"); err != nil {
+	if err := oneOf(f("mode"), sub(label, " mode"), "continuable"); err != nil {
 		return err
 	}
-	if err := nonEmptyString(f("label"), label+" label"); err != nil {
+	if err := nonEmptyString(f("label"), sub(label, " label")); err != nil {
 		return err
 	}
 	for _, key := range names("agentProvider", "agentModel", "agentReasoningEffort", "persona") {
-		if err := ifPresent(data, key, label+" "+key, nonEmptyString); err != nil {
+		if err := ifPresent(data, key, subKey(label, key), nonEmptyString); err != nil {
 			return err
 		}
 	}
 	if data.Has("agentProvider") != data.Has("agentModel") {
 		return session.FormatErrorf("%s agentProvider and agentModel must be paired", label)
 	}
-	return ifPresent(data, "toolFilter", label+" toolFilter", func(v jsonv.Value, l string) error {
+	return ifPresent(data, "toolFilter", sub(label, " toolFilter"), func(v jsonv.Value, l string) error {
 		filter, err := exactRecord(v, l, nil, "allow", "deny")
 		if err != nil {
 			return err
@@ -367,7 +371,7 @@ func subagentDescriptorValue(data jsonv.Value, label string) error {
 			return session.FormatErrorf("%s toolFilter requires allow or deny", label)
 		}
 		for _, key := range names("allow", "deny") {
-			err := ifPresent(filter, key, label+" "+key, func(v jsonv.Value, l string) error {
+			err := ifPresent(filter, key, subKey(label, key), func(v jsonv.Value, l string) error {
 				_, err := arrayValue(v, l, nonEmptyString)
 				return err
 			})
@@ -386,10 +390,10 @@ func allowedModelsValue(v jsonv.Value, label string) error {
 		if err != nil {
 			return err
 		}
-		if err := nonEmptyString(route.Field("provider"), l+" provider"); err != nil {
+		if err := nonEmptyString(route.Field("provider"), sub(l, " provider")); err != nil {
 			return err
 		}
-		if err := nonEmptyString(route.Field("model"), l+" model"); err != nil {
+		if err := nonEmptyString(route.Field("model"), sub(l, " model")); err != nil {
 			return err
 		}
 		key := route.Field("provider").Text() + "\x00" + route.Field("model").Text()
@@ -409,10 +413,10 @@ func allowedModelsValue(v jsonv.Value, label string) error {
 }
 
 func teamSelector(data jsonv.Value, label string) error {
-	if err := isNumberLiteral(data.Field("version"), label+" version", 1); err != nil {
+	if err := isNumberLiteral(data.Field("version"), sub(label, " version"), 1); err != nil {
 		return err
 	}
-	return nonEmptyString(data.Field("teamId"), label+" teamId")
+	return nonEmptyString(data.Field("teamId"), sub(label, " teamId"))
 }
 
 func teamMemberValue(v jsonv.Value, label string) error {
@@ -422,13 +426,13 @@ func teamMemberValue(v jsonv.Value, label string) error {
 	}
 	f := member.Field
 	return all(
-		func() error { return nonEmptyString(f("id"), label+" id") },
-		func() error { return stringValue(f("name"), label+" name") },
-		func() error { return stringValue(f("description"), label+" description") },
-		func() error { return stringValue(f("provider"), label+" provider") },
-		func() error { return oneOf(f("context"), label+" context", "fresh", "fork") },
-		func() error { return oneOf(f("phase"), label+" phase", "provisioning", "active", "failed") },
-		func() error { return ifPresent(member, "error", label+" error", stringValue) },
+		func() error { return nonEmptyString(f("id"), sub(label, " id")) },
+		func() error { return stringValue(f("name"), sub(label, " name")) },
+		func() error { return stringValue(f("description"), sub(label, " description")) },
+		func() error { return stringValue(f("provider"), sub(label, " provider")) },
+		func() error { return oneOf(f("context"), sub(label, " context"), "fresh", "fork") },
+		func() error { return oneOf(f("phase"), sub(label, " phase"), "provisioning", "active", "failed") },
+		func() error { return ifPresent(member, "error", sub(label, " error"), stringValue) },
 	)
 }
 
@@ -439,16 +443,22 @@ func teamTaskValue(v jsonv.Value, label string) error {
 	}
 	f := task.Field
 	return all(
-		func() error { return nonEmptyString(f("id"), label+" id") },
-		func() error { return positiveCheck(f("revision"), label+" revision") },
-		func() error { return stringValue(f("subject"), label+" subject") },
-		func() error { return stringValue(f("description"), label+" description") },
+		func() error { return nonEmptyString(f("id"), sub(label, " id")) },
+		func() error { return positiveCheck(f("revision"), sub(label, " revision")) },
+		func() error { return stringValue(f("subject"), sub(label, " subject")) },
+		func() error { return stringValue(f("description"), sub(label, " description")) },
 		func() error {
-			return oneOf(f("status"), label+" status", "pending", "in_progress", "completed", "deleted")
+			return oneOf(f("status"), sub(label, " status"), "pending", "in_progress", "completed", "deleted")
 		},
-		func() error { return ifPresent(task, "ownerId", label+" ownerId", nonEmptyString) },
-		func() error { _, err := arrayValue(f("blockedBy"), label+" blockedBy", nonEmptyString); return err },
-		func() error { _, err := arrayValue(f("writeScopes"), label+" writeScopes", stringValue); return err },
+		func() error { return ifPresent(task, "ownerId", sub(label, " ownerId"), nonEmptyString) },
+		func() error {
+			_, err := arrayValue(f("blockedBy"), sub(label, " blockedBy"), nonEmptyString)
+			return err
+		},
+		func() error {
+			_, err := arrayValue(f("writeScopes"), sub(label, " writeScopes"), stringValue)
+			return err
+		},
 	)
 }
 
@@ -459,20 +469,20 @@ func teamMessageValue(v jsonv.Value, label string, version int) error {
 	}
 	f := message.Field
 	return all(
-		func() error { return nonEmptyString(f("id"), label+" id") },
-		func() error { return nonEmptyString(f("senderId"), label+" senderId") },
-		func() error { return nonEmptyString(f("targetId"), label+" targetId") },
-		func() error { return stringValue(f("senderName"), label+" senderName") },
-		func() error { return oneOf(f("delivery"), label+" delivery", "quiet", "wakeup") },
-		func() error { return contentBlocksValue(f("content"), label+" content", version) },
+		func() error { return nonEmptyString(f("id"), sub(label, " id")) },
+		func() error { return nonEmptyString(f("senderId"), sub(label, " senderId")) },
+		func() error { return nonEmptyString(f("targetId"), sub(label, " targetId")) },
+		func() error { return stringValue(f("senderName"), sub(label, " senderName")) },
+		func() error { return oneOf(f("delivery"), sub(label, " delivery"), "quiet", "wakeup") },
+		func() error { return contentBlocksValue(f("content"), sub(label, " content"), version) },
 	)
 }
 
 func workflowIdentity(data jsonv.Value, label string) error {
-	if err := nonEmptyString(data.Field("runId"), label+" runId"); err != nil {
+	if err := nonEmptyString(data.Field("runId"), sub(label, " runId")); err != nil {
 		return err
 	}
-	return positiveCheck(data.Field("seq"), label+" seq")
+	return positiveCheck(data.Field("seq"), sub(label, " seq"))
 }
 
 func deepSeekSearchBodyValue(v jsonv.Value, label string) error {
@@ -480,29 +490,29 @@ func deepSeekSearchBodyValue(v jsonv.Value, label string) error {
 	if err != nil {
 		return err
 	}
-	if err := nonEmptyString(body.Field("model"), label+" model"); err != nil {
+	if err := nonEmptyString(body.Field("model"), sub(label, " model")); err != nil {
 		return err
 	}
-	if err := positiveCheck(body.Field("max_tokens"), label+" max_tokens"); err != nil {
+	if err := positiveCheck(body.Field("max_tokens"), sub(label, " max_tokens")); err != nil {
 		return err
 	}
-	messages, err := arrayValue(body.Field("messages"), label+" messages", func(member jsonv.Value, l string) error {
+	messages, err := arrayValue(body.Field("messages"), sub(label, " messages"), func(member jsonv.Value, l string) error {
 		message, err := exactRecord(member, l, names("role", "content"))
 		if err != nil {
 			return err
 		}
-		if err := oneOf(message.Field("role"), l+" role", "user"); err != nil {
+		if err := oneOf(message.Field("role"), sub(l, " role"), "user"); err != nil {
 			return err
 		}
-		content, err := arrayValue(message.Field("content"), l+" content", func(block jsonv.Value, bl string) error {
+		content, err := arrayValue(message.Field("content"), sub(l, " content"), func(block jsonv.Value, bl string) error {
 			text, err := exactRecord(block, bl, names("type", "text"))
 			if err != nil {
 				return err
 			}
-			if err := oneOf(text.Field("type"), bl+" type", "text"); err != nil {
+			if err := oneOf(text.Field("type"), sub(bl, " type"), "text"); err != nil {
 				return err
 			}
-			return stringValue(text.Field("text"), bl+" text")
+			return stringValue(text.Field("text"), sub(bl, " text"))
 		})
 		if err != nil {
 			return err
@@ -518,15 +528,15 @@ func deepSeekSearchBodyValue(v jsonv.Value, label string) error {
 	if len(messages) != 1 {
 		return session.FormatErrorf("%s messages must contain one user message", label)
 	}
-	tools, err := arrayValue(body.Field("tools"), label+" tools", func(member jsonv.Value, l string) error {
+	tools, err := arrayValue(body.Field("tools"), sub(label, " tools"), func(member jsonv.Value, l string) error {
 		tool, err := exactRecord(member, l, names("type", "name", "max_uses"))
 		if err != nil {
 			return err
 		}
 		return all(
-			func() error { return oneOf(tool.Field("type"), l+" type", "web_search_20250305") },
-			func() error { return oneOf(tool.Field("name"), l+" name", "web_search") },
-			func() error { return positiveCheck(tool.Field("max_uses"), l+" max_uses") },
+			func() error { return oneOf(tool.Field("type"), sub(l, " type"), "web_search_20250305") },
+			func() error { return oneOf(tool.Field("name"), sub(l, " name"), "web_search") },
+			func() error { return positiveCheck(tool.Field("max_uses"), sub(l, " max_uses")) },
 		)
 	})
 	if err != nil {

@@ -22,7 +22,15 @@ const (
 // unique earlier seqs and non-empty, and surfaceOp must be "append" or exactly
 // {op:"replace", start, end} over earlier seqs.
 func CheckSurfaceMetadata(row jsonv.Value, seq int64, eventType string, assistant AssistantSources) error {
-	label := eventType + " " + itoa(seq)
+	if surfaceMetadata(row, seq, eventType, "", assistant) == nil {
+		return nil
+	}
+	return surfaceMetadata(row, seq, eventType, eventType+" "+itoa(seq), assistant)
+}
+
+// surfaceMetadata is CheckSurfaceMetadata with the event's label, or
+// quietly with the empty label.
+func surfaceMetadata(row jsonv.Value, seq int64, eventType, label string, assistant AssistantSources) error {
 	sources, hasSources := row.Get("sourceEventSeqs")
 	if eventType == "assistant/message" && hasSources && assistant == ForbidAssistant {
 		return session.FormatErrorf("assistant/message %d retains obsolete chunk references", seq)
@@ -33,7 +41,7 @@ func CheckSurfaceMetadata(row jsonv.Value, seq int64, eventType string, assistan
 		}
 		seen := map[int64]bool{}
 		for _, source := range sources.Elements() {
-			current, err := jsform.Count(source, label+" sourceEventSeqs member")
+			current, err := jsform.Count(source, sub(label, " sourceEventSeqs member"))
 			if err != nil {
 				return err
 			}
@@ -50,21 +58,21 @@ func CheckSurfaceMetadata(row jsonv.Value, seq int64, eventType string, assistan
 	if !ok || op.Text() == "append" {
 		return nil
 	}
-	replacement, err := ReleasedRecord(op, label+" surfaceOp")
+	replacement, err := ReleasedRecord(op, sub(label, " surfaceOp"))
 	if err != nil {
 		return err
 	}
-	if err := ReleasedMembers(replacement, label+" surfaceOp", names("op", "start", "end"), nil); err != nil {
+	if err := ReleasedMembers(replacement, sub(label, " surfaceOp"), names("op", "start", "end"), nil); err != nil {
 		return err
 	}
 	if replacement.Field("op").Text() != "replace" {
 		return session.FormatErrorf("%s surfaceOp must replace", label)
 	}
-	start, err := jsform.Count(replacement.Field("start"), label+" surface start")
+	start, err := jsform.Count(replacement.Field("start"), sub(label, " surface start"))
 	if err != nil {
 		return err
 	}
-	end, err := jsform.Count(replacement.Field("end"), label+" surface end")
+	end, err := jsform.Count(replacement.Field("end"), sub(label, " surface end"))
 	if err != nil {
 		return err
 	}

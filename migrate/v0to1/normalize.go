@@ -56,15 +56,15 @@ func (s *edgeStage) turnStart(ev session.Event) (session.Event, error) {
 	if err != nil || !data.Has("trigger") {
 		return ev, err
 	}
-	if err := v2.ReleasedMembers(data, label(ev, "data"), []string{"turn", "trigger"}, nil); err != nil {
+	if err := releasedMembers(ev, "data", data, []string{"turn", "trigger"}, nil); err != nil {
 		return ev, err
 	}
-	turn, err := jsform.Count(data.Field("turn"), label(ev, "turn"))
+	turn, err := count(ev, "turn", data.Field("turn"))
 	if err != nil {
 		return ev, err
 	}
 	trigger := data.Field("trigger")
-	if _, err := v2.ReleasedRecord(trigger, label(ev, "trigger")); err != nil {
+	if _, err := record(ev, "trigger", trigger); err != nil {
 		return ev, err
 	}
 	if kind, ok := trigger.Field("kind").Str(); turn < 1 || !ok || kind == "" {
@@ -83,10 +83,10 @@ func (s *edgeStage) turnEnd(ev session.Event) (session.Event, error) {
 	if err != nil {
 		return ev, err
 	}
-	if err := v2.ReleasedMembers(data, label(ev, "data"), []string{"turn", "reason"}, nil); err != nil {
+	if err := releasedMembers(ev, "data", data, []string{"turn", "reason"}, nil); err != nil {
 		return ev, err
 	}
-	turn, err := jsform.Count(data.Field("turn"), label(ev, "turn"))
+	turn, err := count(ev, "turn", data.Field("turn"))
 	if err != nil {
 		return ev, err
 	}
@@ -94,7 +94,7 @@ func (s *edgeStage) turnEnd(ev session.Event) (session.Event, error) {
 		return ev, s.malformed(ev)
 	}
 	reason := data.Field("reason")
-	if _, err := v2.ReleasedRecord(reason, label(ev, "reason")); err != nil {
+	if _, err := record(ev, "reason", reason); err != nil {
 		return ev, err
 	}
 	kind, ok := reason.Field("kind").Str()
@@ -104,17 +104,17 @@ func (s *edgeStage) turnEnd(ev session.Event) (session.Event, error) {
 	var current jsonv.Value
 	switch kind {
 	case "completed", "blocked", "max-tokens", "interrupted":
-		return ev, v2.ReleasedMembers(reason, label(ev, "reason"), []string{"kind"}, nil)
+		return ev, releasedMembers(ev, "reason", reason, []string{"kind"}, nil)
 	case "aborted":
 		if reason.Has("reason") {
 			return ev, nil
 		}
-		if err := v2.ReleasedMembers(reason, label(ev, "reason"), []string{"kind"}, nil); err != nil {
+		if err := releasedMembers(ev, "reason", reason, []string{"kind"}, nil); err != nil {
 			return ev, err
 		}
 		current = abortedBecause("legacy")
 	case "disposed":
-		if err := v2.ReleasedMembers(reason, label(ev, "reason"), []string{"kind"}, nil); err != nil {
+		if err := releasedMembers(ev, "reason", reason, []string{"kind"}, nil); err != nil {
 			return ev, err
 		}
 		current = abortedBecause("disposed")
@@ -141,17 +141,17 @@ func abortedBecause(cause string) jsonv.Value {
 // errorReason rewrites a legacy error reason, {kind, step, failure} or
 // {kind, step, message, code?}, as {kind: "error", error: <llm failure>}.
 func (s *edgeStage) errorReason(ev session.Event, reason jsonv.Value) (jsonv.Value, error) {
-	if _, err := jsform.Count(reason.Field("step"), label(ev, "error step")); err != nil {
+	if _, err := count(ev, "error step", reason.Field("step")); err != nil {
 		return reason, err
 	}
 	if failure, ok := reason.Get("failure"); ok {
-		if err := v2.ReleasedMembers(reason, label(ev, "reason"), []string{"kind", "step", "failure"}, nil); err != nil {
+		if err := releasedMembers(ev, "reason", reason, []string{"kind", "step", "failure"}, nil); err != nil {
 			return reason, err
 		}
-		if _, err := v2.ReleasedRecord(failure, label(ev, "failure")); err != nil {
+		if _, err := record(ev, "failure", failure); err != nil {
 			return reason, err
 		}
-		if err := v2.ReleasedMembers(failure, label(ev, "failure"), []string{"message", "code"}, []string{"status", "providerRetryAfterMs", "requestId"}); err != nil {
+		if err := releasedMembers(ev, "failure", failure, []string{"message", "code"}, []string{"status", "providerRetryAfterMs", "requestId"}); err != nil {
 			return reason, err
 		}
 		if failure.Field("message").Kind() != jsonv.String || failure.Field("code").Kind() != jsonv.String {
@@ -159,7 +159,7 @@ func (s *edgeStage) errorReason(ev session.Event, reason jsonv.Value) (jsonv.Val
 		}
 		return errorValue(failure), nil
 	}
-	if err := v2.ReleasedMembers(reason, label(ev, "reason"), []string{"kind", "step", "message"}, []string{"code"}); err != nil {
+	if err := releasedMembers(ev, "reason", reason, []string{"kind", "step", "message"}, []string{"code"}); err != nil {
 		return reason, err
 	}
 	code, hasCode := reason.Get("code")
@@ -186,7 +186,7 @@ func (s *edgeStage) requestHeader(ev session.Event) (session.Event, error) {
 		return ev, err
 	}
 	header := data.Field("header")
-	if _, err := v2.ReleasedRecord(header, label(ev, "header")); err != nil {
+	if _, err := record(ev, "header", header); err != nil {
 		return ev, err
 	}
 	prefix, ok := header.Get("messagePrefix")
@@ -211,18 +211,18 @@ func (s *edgeStage) steering(ev session.Event) (session.Event, error) {
 		return ev, err
 	}
 	if wrapped, ok := data.Get("message"); ok {
-		if err := v2.ReleasedMembers(data, label(ev, "data"), []string{"turn", "message"}, nil); err != nil {
+		if err := releasedMembers(ev, "data", data, []string{"turn", "message"}, nil); err != nil {
 			return ev, err
 		}
-		if _, err := jsform.Count(data.Field("turn"), label(ev, "turn")); err != nil {
+		if _, err := count(ev, "turn", data.Field("turn")); err != nil {
 			return ev, err
 		}
 		return ev.With("type", jsonv.StringValue("user/message")).WithData(wrapped), nil
 	}
-	if err := v2.ReleasedMembers(data, label(ev, "data"), []string{"turn", "content", "source"}, nil); err != nil {
+	if err := releasedMembers(ev, "data", data, []string{"turn", "content", "source"}, nil); err != nil {
 		return ev, err
 	}
-	if _, err := jsform.Count(data.Field("turn"), label(ev, "turn")); err != nil {
+	if _, err := count(ev, "turn", data.Field("turn")); err != nil {
 		return ev, err
 	}
 	message := data.Without("turn").
@@ -344,7 +344,7 @@ func (s *edgeStage) legacyMessage(ev session.Event) (session.Event, error) {
 		content := data.Field("content")
 		rest := data.Without("content")
 		provenance := rest.Field("provenance")
-		if _, err := v2.ReleasedRecord(provenance, label(ev, "legacy source")); err != nil {
+		if _, err := record(ev, "legacy source", provenance); err != nil {
 			return ev, err
 		}
 		message := jsonv.ObjectValue(
@@ -422,7 +422,34 @@ func label(ev session.Event, part string) string {
 
 // eventData returns the event's data, which must be an object.
 func eventData(ev session.Event, part string) (jsonv.Value, error) {
-	return v2.ReleasedRecord(ev.Data(), label(ev, part))
+	return record(ev, part, ev.Data())
+}
+
+// The released checks of a part of the event, with the part's label built
+// only to word a refusal.
+
+// record requires v to be an object (v2.ReleasedRecord).
+func record(ev session.Event, part string, v jsonv.Value) (jsonv.Value, error) {
+	if v.Kind() == jsonv.Object {
+		return v, nil
+	}
+	return v2.ReleasedRecord(v, label(ev, part))
+}
+
+// releasedMembers requires object v's members (v2.ReleasedMembers).
+func releasedMembers(ev session.Event, part string, v jsonv.Value, required, optional []string) error {
+	if v2.ReleasedMembers(v, "", required, optional) == nil {
+		return nil
+	}
+	return v2.ReleasedMembers(v, label(ev, part), required, optional)
+}
+
+// count requires a non-negative safe integer (jsform.Count).
+func count(ev session.Event, part string, v jsonv.Value) (int64, error) {
+	if n, ok := v.Count(); ok {
+		return n, nil
+	}
+	return jsform.Count(v, label(ev, part))
 }
 
 func isString(v jsonv.Value, want string) bool {

@@ -33,7 +33,10 @@ func (s *edgeStage) Finish(stage.Emit) (int64, error) { return s.cut, nil }
 // Transform normalizes and validates one v0 event. A packed chunk run is
 // forwarded as it is: no normalisation or validation applies to chunks.
 func (s *edgeStage) Transform(item stage.Item, emit stage.Emit) error {
-	if item.Run != nil && item.Run.RunType() == v0.ChunkRunType {
+	if item.Run == nil {
+		return s.transform(item.Event, emit)
+	}
+	if item.Run.RunType() == v0.ChunkRunType {
 		return emit(item)
 	}
 	return item.EachEvent(func(ev session.Event) error { return s.transform(ev, emit) })
@@ -53,31 +56,59 @@ func (s *edgeStage) transform(ev session.Event, emit stage.Emit) error {
 // normalize is dsh's normalizeReleasedV0Event: each step sees what the one
 // before it returned, in dsh's exact order.
 func (s *edgeStage) normalize(ev session.Event) (session.Event, error) {
-	ev = renameCompaction(ev)
-	steps := []func(session.Event) (session.Event, error){
-		s.refuseRetired,
-		s.turnStart,
-		s.turnEnd,
-		s.requestHeader,
-		s.steering,
-		s.retryID,
-		s.compaction,
-		s.legacyMessage,
+	if ev.Type == "assistant/chunk" {
+		return s.normalizeChunk(ev)
 	}
-	for _, step := range steps {
-		var err error
-		if ev, err = step(ev); err != nil {
-			return ev, err
-		}
+	return s.normalizeSteps(ev)
+}
+
+// normalizeSteps runs every step of normalize in turn.
+func (s *edgeStage) normalizeSteps(ev session.Event) (session.Event, error) {
+	ev = renameCompaction(ev)
+	var err error
+	if ev, err = s.refuseRetired(ev); err != nil {
+		return ev, err
+	}
+	if ev, err = s.turnStart(ev); err != nil {
+		return ev, err
+	}
+	if ev, err = s.turnEnd(ev); err != nil {
+		return ev, err
+	}
+	if ev, err = s.requestHeader(ev); err != nil {
+		return ev, err
+	}
+	if ev, err = s.steering(ev); err != nil {
+		return ev, err
+	}
+	if ev, err = s.retryID(ev); err != nil {
+		return ev, err
+	}
+	if ev, err = s.compaction(ev); err != nil {
+		return ev, err
+	}
+	if ev, err = s.legacyMessage(ev); err != nil {
+		return ev, err
 	}
 	if ev.Type != "assistant/chunk" {
 		if err := checkPayload(ev); err != nil {
 			return ev, err
 		}
 	}
-	if id, ok := messageID(ev); ok {
-		s.messageIDs.set(ev.Seq, id)
+	s.noteMessageID(ev, ev.Data())
+	return ev, nil
+}
+
+// normalizeChunk is normalizeSteps for an assistant/chunk event, which no
+// rename, legacy step or payload rule touches: of the steps only
+// legacyMessage's demand for an object data applies to it, and the message
+// id any event's data may carry is noted.
+func (s *edgeStage) normalizeChunk(ev session.Event) (session.Event, error) {
+	data, err := eventData(ev, "data")
+	if err != nil {
+		return ev, err
 	}
+	s.noteMessageID(ev, data)
 	return ev, nil
 }
 
@@ -118,15 +149,16 @@ func checkPayload(ev session.Event) error {
 	return err
 }
 
-// messageID returns the message identity an event carries: a user
-// message's own id, or the id of the message in data.message.
-func messageID(ev session.Event) (string, bool) {
-	data := ev.Data()
+// noteMessageID records the message identity an event carries, given its
+// data: a user message's own id, or the id of the message in data.message.
+func (s *edgeStage) noteMessageID(ev session.Event, data jsonv.Value) {
 	if ev.Type != "user/message" {
 		data = data.Field("message")
 	}
 	if data.Kind() != jsonv.Object {
-		return "", false
+		return
 	}
-	return data.Field("id").Str()
+	if id, ok := data.Field("id").Str(); ok {
+		s.messageIDs.set(ev.Seq, id)
+	}
 }

@@ -15,8 +15,8 @@ type attempt struct {
 	lastSeq    int64 // seq and time of the last chunk
 	lastTime   int64
 	stream     stream
-	terminal   bool          // a finish chunk ended it
-	after      []jsonv.Value // source events since its last chunk, held back
+	terminal   bool     // a finish chunk ended it
+	after      []source // source events since its last chunk, held back
 }
 
 type span struct{ first, n int64 }
@@ -70,26 +70,25 @@ func (s *edgeStage) join(turn, step jsValue, emit stage.Emit) error {
 }
 
 // transformChunk folds one assistant/chunk event into the pending attempt.
-func (s *edgeStage) transformChunk(row jsonv.Value, emit stage.Emit) error {
-	data := row.Field("data")
-	if data.IsNull() {
+func (s *edgeStage) transformChunk(ev source, emit stage.Emit) error {
+	if ev.data.IsNull() {
 		return readOfNull("turn")
 	}
-	chunk := member(data, "chunk")
-	if err := s.join(member(data, "turn"), member(data, "step"), emit); err != nil {
+	chunk := member(ev.data, "chunk")
+	if err := s.join(member(ev.data, "turn"), member(ev.data, "step"), emit); err != nil {
 		return err
 	}
-	seq, a := seqOf(row), s.pending
-	if err := s.checkCut(a, seq); err != nil {
+	a := s.pending
+	if err := s.checkCut(a, ev.seq); err != nil {
 		return err
 	}
-	time := member(row, "time")
-	if err := a.stream.addChunk(time, chunk); err != nil {
+	kind, err := a.stream.addChunk(ev.time, chunk)
+	if err != nil {
 		return err
 	}
-	t, _ := safeInteger(time)
-	a.addSpan(seq, 1, t)
-	if chunk.v.Field("type").Text() == "finish" {
+	t, _ := safeInteger(ev.time)
+	a.addSpan(ev.seq, 1, t)
+	if kind == "finish" {
 		a.terminal = true
 	}
 	return nil
@@ -99,7 +98,7 @@ func (s *edgeStage) transformChunk(row jsonv.Value, emit stage.Emit) error {
 // expanding it. dsh checks only the run's own seqs against the cut, and a
 // packed row never ends an attempt.
 func (s *edgeStage) transformRun(run ChunkRun, emit stage.Emit) error {
-	s.previous = nil
+	s.previous, s.hasPrevious = jsonv.Value{}, false
 	s.lastTime = defined(jsonv.IntValue(run.LastTime()))
 	if err := s.join(defined(jsonv.IntValue(run.Turn())), defined(jsonv.IntValue(run.Step())), emit); err != nil {
 		return err
@@ -114,46 +113,47 @@ func (s *edgeStage) transformRun(run ChunkRun, emit stage.Emit) error {
 
 // transformMessage embeds the attempt an assistant/message cites through
 // its sourceEventSeqs, or gives it an empty stream.
-func (s *edgeStage) transformMessage(row jsonv.Value, emit stage.Emit) error {
-	data := row.Field("data")
-	seq, p := seqOf(row), s.pending
-	if p != nil && (!strictEqual(p.turn, member(data, "turn")) || !strictEqual(p.step, member(data, "step"))) {
+func (s *edgeStage) transformMessage(ev source, emit stage.Emit) error {
+	p := s.pending
+	if p != nil && (!strictEqual(p.turn, member(ev.data, "turn")) || !strictEqual(p.step, member(ev.data, "step"))) {
 		if err := s.finishAttempt(emit); err != nil {
 			return err
 		}
-		return s.emitSource(withStream(row, nil), emit)
+		return s.emitSource(withStream(ev, nil), emit)
 	}
-	sources, cited := row.Get("sourceEventSeqs")
+	sources, cited := ev.row.Get("sourceEventSeqs")
 	if !cited || sources.Kind() != jsonv.Array {
 		if p != nil {
-			return session.Unsupportedf("assistant/message %d does not cite its complete v1 chunk attempt", seq)
+			return session.Unsupportedf("assistant/message %d does not cite its complete v1 chunk attempt", ev.seq)
 		}
-		return s.emitSource(withStream(row, nil), emit)
+		return s.emitSource(withStream(ev, nil), emit)
 	}
 	list := sources.Elements()
 	if len(list) == 0 {
 		if err := s.finishAttempt(emit); err != nil {
 			return err
 		}
-		return s.emitSource(withStream(row, nil), emit)
+		return s.emitSource(withStream(ev, nil), emit)
 	}
 	if p == nil || !p.cites(list) {
-		return session.Unsupportedf("assistant/message %d chunk references are not one complete ordered attempt", seq)
+		return session.Unsupportedf("assistant/message %d chunk references are not one complete ordered attempt", ev.seq)
 	}
-	if err := s.checkCut(p, seq); err != nil {
+	if err := s.checkCut(p, ev.seq); err != nil {
 		return err
 	}
 	if err := s.flushAfter(emit); err != nil {
 		return err
 	}
 	s.pending = nil
-	return s.emitSource(withStream(row, p.stream), emit)
+	return s.emitSource(withStream(ev, p.stream), emit)
 }
 
 // withStream is the v2 message: no sourceEventSeqs, and the stream as the
 // last data member.
-func withStream(row jsonv.Value, st stream) jsonv.Value {
-	return row.Without("sourceEventSeqs").With("data", row.Field("data").With("stream", st.values()))
+func withStream(ev source, st stream) source {
+	ev = ev.withData(ev.data.With("stream", st.values()))
+	ev.dropSources = true
+	return ev
 }
 
 // finishAttempt turns an attempt no message claimed into an
@@ -174,8 +174,7 @@ func (s *edgeStage) finishAttempt(emit stage.Emit) error {
 		}
 	}
 	data = append(data, jsonv.M("stream", p.stream.values()))
-	ev := event("assistant/attempt", p.lastSeq, defined(jsonv.IntValue(p.lastTime)), jsonv.ObjectValue(data...))
-	if err := s.emitGenerated(p.lastSeq, ev, emit); err != nil {
+	if err := s.emitGenerated(p.lastSeq, "assistant/attempt", defined(jsonv.IntValue(p.lastTime)), jsonv.ObjectValue(data...), emit); err != nil {
 		return err
 	}
 	if err := s.flushAfter(emit); err != nil {
@@ -189,9 +188,9 @@ func (s *edgeStage) finishAttempt(emit stage.Emit) error {
 func (s *edgeStage) flushAfter(emit stage.Emit) error {
 	p := s.pending
 	for len(p.after) > 0 {
-		row := p.after[0]
+		ev := p.after[0]
 		p.after = p.after[1:]
-		if err := s.emitSource(row, emit); err != nil {
+		if err := s.emitSource(ev, emit); err != nil {
 			return err
 		}
 	}

@@ -1,6 +1,7 @@
 package v1to2
 
 import (
+	"github.com/dshlog/dshlog/codec/jsform"
 	"github.com/dshlog/dshlog/codec/v0"
 	"github.com/dshlog/dshlog/codec/v2"
 	"github.com/dshlog/dshlog/jsonv"
@@ -22,10 +23,11 @@ type edgeStage struct {
 	seqs      seqMap
 
 	// The legacy turn observation that detects an interrupted turn.
-	turnOpen bool
-	openTurn jsonv.Value // data.turn of the open turn
-	stepOpen bool
-	previous *jsonv.Value // the row of the last observed event; nil after a packed run
+	turnOpen    bool
+	openTurn    jsonv.Value // data.turn of the open turn
+	stepOpen    bool
+	previous    jsonv.Value // the row of the last observed event
+	hasPrevious bool        // false before any event and after a packed run
 
 	pending   *attempt
 	targetSeq int64
@@ -67,58 +69,79 @@ func (s *edgeStage) Transform(item stage.Item, emit stage.Emit) error {
 	return item.EachEvent(func(ev session.Event) error { return s.transformEvent(ev.Row, emit) })
 }
 
+// source is a source event on its way through the edge: its row, what the
+// edge has read of it, and the data it will carry.
+type source struct {
+	row  jsonv.Value
+	typ  string // "" when the type is not a string
+	seq  int64
+	time jsValue
+	data jsonv.Value
+	// dataChanged says data replaces the row's; dropSources leaves the
+	// row's sourceEventSeqs out (a message that embeds its stream).
+	dataChanged, dropSources bool
+}
+
+// withData returns ev carrying data instead.
+func (ev source) withData(data jsonv.Value) source {
+	ev.data, ev.dataChanged = data, true
+	return ev
+}
+
 // transformEvent is dsh's per-event pipeline, in its order.
 func (s *edgeStage) transformEvent(row jsonv.Value, emit stage.Emit) error {
-	typ, seq := row.Field("type").Text(), seqOf(row)
+	typeValue, hasType := row.Get("type")
+	typ, seq := typeValue.Text(), seqOf(row)
 	if typ == "assistant/chunk" {
 		if err := checkChunkEnvelope(row, seq); err != nil {
 			return err
 		}
 	}
-	if _, known := v2.V0Disposition(jsString(member(row, "type"))); !known {
-		return session.Unsupportedf("format v1 contains unknown event type %s at seq %d", stringify(member(row, "type")), seq)
+	if _, known := v2.V0Disposition(jsform.String(typeValue, hasType)); !known {
+		return session.Unsupportedf("format v1 contains unknown event type %s at seq %d", jsform.Stringify(typeValue, hasType), seq)
 	}
 	data := row.Field("data")
-	interrupted, isInterrupted := s.interruptedTurn(typ, row)
+	isInterrupted, closedTurn := s.interruptsTurn(typ, data), s.openTurn
 	if typ == "turn/start" && s.turnOpen && !isInterrupted {
 		return session.Unsupportedf("turn/start %s does not close the prior turn", stringify(member(data, "turn")))
 	}
 	if err := s.checkDeliveryMarker(typ, seq, data); err != nil {
 		return err
 	}
-	s.observe(typ, row)
-	s.lastTime = member(row, "time")
+	ev := source{row: row, typ: typ, seq: seq, time: member(row, "time"), data: data}
+	s.observe(typ, row, data)
+	s.lastTime = ev.time
 	if isInterrupted {
 		if err := s.finishAttempt(emit); err != nil {
 			return err
 		}
-		if err := s.emitGenerated(seq, interrupted, emit); err != nil {
+		if err := s.emitGenerated(seq, "turn/end", ev.time, interruptedEnd(closedTurn), emit); err != nil {
 			return err
 		}
 	}
-	if change, message, ok := splitLegacyGoal(typ, row); ok {
+	if change, message, ok := splitLegacyGoal(ev); ok {
 		// dsh emits both at once, ahead of any attempt still pending.
-		if err := s.emitGenerated(seq, change, emit); err != nil {
+		if err := s.emitGenerated(seq, "goal/change", ev.time, change, emit); err != nil {
 			return err
 		}
 		return s.emitSource(message, emit)
 	}
 	switch typ {
 	case "assistant/chunk":
-		return s.transformChunk(row, emit)
+		return s.transformChunk(ev, emit)
 	case "assistant/message":
-		return s.transformMessage(row, emit)
+		return s.transformMessage(ev, emit)
 	case "turn/end", "step/end", "llm/retry", "llm/retry-started":
 		if err := s.finishAttempt(emit); err != nil {
 			return err
 		}
-		return s.emitSource(row, emit)
+		return s.emitSource(ev, emit)
 	}
 	if s.pending != nil {
-		s.pending.after = append(s.pending.after, row)
+		s.pending.after = append(s.pending.after, ev)
 		return nil
 	}
-	return s.emitSource(row, emit)
+	return s.emitSource(ev, emit)
 }
 
 // checkPayload is dsh's assertReleasedEventPayload with version 1, run on
@@ -137,21 +160,24 @@ func checkPayload(row jsonv.Value) error {
 	return err
 }
 
-// chunkEnvelope lists the members an assistant/chunk row may have.
-var chunkEnvelope = map[string]bool{
-	"type": true, "seq": true, "time": true, "data": true,
-	"ignorable": true, "sourceEventSeqs": true, "surfaceOp": true,
-}
-
+// checkChunkEnvelope requires an assistant/chunk row's envelope members:
+// an unexpected member is reported first, then a missing one.
 func checkChunkEnvelope(row jsonv.Value, seq int64) error {
+	required := 0
 	for _, m := range row.Members() {
-		if !chunkEnvelope[m.Key] {
+		switch m.Key {
+		case "type", "seq", "time", "data":
+			required++
+		case "ignorable", "sourceEventSeqs", "surfaceOp":
+		default:
 			return session.Unsupportedf("assistant/chunk %d has unexpected member %s", seq, m.Key)
 		}
 	}
-	for _, key := range []string{"type", "seq", "time", "data"} {
-		if !row.Has(key) {
-			return session.Unsupportedf("assistant/chunk %d lacks required member %s", seq, key)
+	if required < 4 {
+		for _, key := range []string{"type", "seq", "time", "data"} {
+			if !row.Has(key) {
+				return session.Unsupportedf("assistant/chunk %d lacks required member %s", seq, key)
+			}
 		}
 	}
 	if ig, ok := row.Get("ignorable"); ok && !ig.IsTrue() {
@@ -160,36 +186,40 @@ func checkChunkEnvelope(row jsonv.Value, seq int64) error {
 	return nil
 }
 
-// interruptedTurn returns the turn/end dsh inserts before a turn/start that
-// follows a next-turn inbox splice while the prior turn is still open
-// between steps: the legacy form of an interrupted turn.
-func (s *edgeStage) interruptedTurn(typ string, row jsonv.Value) (jsonv.Value, bool) {
-	if typ != "turn/start" || !s.turnOpen || s.stepOpen || s.previous == nil {
-		return jsonv.Value{}, false
+// interruptsTurn reports whether a turn/start with data ends the open turn
+// as interrupted: dsh inserts a turn/end before a turn/start that follows a
+// next-turn inbox splice while the prior turn is still open between steps,
+// the legacy form of an interrupted turn.
+func (s *edgeStage) interruptsTurn(typ string, data jsonv.Value) bool {
+	if typ != "turn/start" || !s.turnOpen || s.stepOpen || !s.hasPrevious {
+		return false
 	}
 	open, _ := s.openTurn.Number()
-	if turn, ok := row.Field("data").Field("turn").Number(); !ok || turn != open+1 {
-		return jsonv.Value{}, false
+	if turn, ok := data.Field("turn").Number(); !ok || turn != open+1 {
+		return false
 	}
 	if s.previous.Field("type").Text() != "agent/inbox/spliced" {
-		return jsonv.Value{}, false
+		return false
 	}
 	splice := s.previous.Field("data")
 	inserted := splice.Field("inserted")
-	if splice.Field("target").Text() != "next-turn" || inserted.Kind() != jsonv.Array || inserted.Len() == 0 {
-		return jsonv.Value{}, false
-	}
-	return event("turn/end", seqOf(row), member(row, "time"), jsonv.ObjectValue(
-		jsonv.M("turn", s.openTurn),
-		jsonv.M("reason", jsonv.ObjectValue(jsonv.M("kind", jsonv.StringValue("interrupted")))),
-	)), true
+	return splice.Field("target").Text() == "next-turn" && inserted.Kind() == jsonv.Array && inserted.Len() > 0
 }
 
-// observe follows turns and steps for interruptedTurn.
-func (s *edgeStage) observe(typ string, row jsonv.Value) {
+// interruptedEnd is the data of the turn/end that closes turn as
+// interrupted.
+func interruptedEnd(turn jsonv.Value) jsonv.Value {
+	return jsonv.ObjectValue(
+		jsonv.M("turn", turn),
+		jsonv.M("reason", jsonv.ObjectValue(jsonv.M("kind", jsonv.StringValue("interrupted")))),
+	)
+}
+
+// observe follows turns and steps for interruptsTurn.
+func (s *edgeStage) observe(typ string, row, data jsonv.Value) {
 	switch typ {
 	case "turn/start":
-		s.turnOpen, s.openTurn, s.stepOpen = true, row.Field("data").Field("turn"), false
+		s.turnOpen, s.openTurn, s.stepOpen = true, data.Field("turn"), false
 	case "turn/end":
 		s.turnOpen, s.stepOpen = false, false
 	case "step/start":
@@ -197,7 +227,7 @@ func (s *edgeStage) observe(typ string, row jsonv.Value) {
 	case "step/end":
 		s.stepOpen = false
 	}
-	s.previous = &row
+	s.previous, s.hasPrevious = row, true
 }
 
 // checkDeliveryMarker refuses a v1 delivery marker of this very generation
@@ -217,24 +247,22 @@ func (s *edgeStage) checkDeliveryMarker(typ string, seq int64, data jsonv.Value)
 }
 
 // splitLegacyGoal splits a v1 user/message whose source is the legacy goal
-// form (kind goal with the goal change inside) into a goal/change event and
-// the message with a plain goal plugin source.
-func splitLegacyGoal(typ string, row jsonv.Value) (change, message jsonv.Value, ok bool) {
-	if typ != "user/message" {
+// form (kind goal with the goal change inside) into the data of a
+// goal/change event and the message with a plain goal plugin source.
+func splitLegacyGoal(ev source) (change jsonv.Value, message source, ok bool) {
+	if ev.typ != "user/message" {
 		return
 	}
-	data := row.Field("data")
-	source := data.Field("source")
-	c, has := source.Get("change")
-	if source.Field("kind").Text() != "goal" || !has {
+	src := ev.data.Field("source")
+	c, has := src.Get("change")
+	if src.Field("kind").Text() != "goal" || !has {
 		return
 	}
-	change = event("goal/change", seqOf(row), member(row, "time"), c)
-	message = row.With("data", data.With("source", jsonv.ObjectValue(
+	message = ev.withData(ev.data.With("source", jsonv.ObjectValue(
 		jsonv.M("kind", jsonv.StringValue("plugin")),
 		jsonv.M("plugin", jsonv.StringValue("goal")),
 	)))
-	return change, message, true
+	return c, message, true
 }
 
 // Finish settles a pending attempt and, for a seeded session whose cut lies
@@ -246,7 +274,7 @@ func (s *edgeStage) Finish(emit stage.Emit) (int64, error) {
 	}
 	if s.targetCut < 0 {
 		s.targetCut = s.targetSeq
-		if err := emit(stage.Item{Event: toEvent(marker(s.targetSeq, s.lastTime))}); err != nil {
+		if err := emit(stage.Item{Event: toEvent(marker(s.targetSeq, s.lastTime), "session/end-seed", s.targetSeq, s.lastTime)}); err != nil {
 			return 0, err
 		}
 		s.targetSeq++
@@ -282,9 +310,8 @@ func seqOf(row jsonv.Value) int64 {
 	return n
 }
 
-// toEvent wraps a target row as an event.
-func toEvent(row jsonv.Value) session.Event {
-	ev := session.Event{Type: row.Field("type").Text(), Seq: seqOf(row), Row: row}
-	ev.Time, _ = row.Field("time").SafeInt()
-	return ev
+// toEvent wraps a target row of type typ at seq seq as an event.
+func toEvent(row jsonv.Value, typ string, seq int64, time jsValue) session.Event {
+	t, _ := time.v.SafeInt()
+	return session.Event{Type: typ, Seq: seq, Time: t, Row: row}
 }

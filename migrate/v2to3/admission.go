@@ -25,8 +25,11 @@ var classifiedKinds = map[string]bool{
 // admit is dsh's v2 admission of one source event (assertEvent(event, 2)):
 // only audited types, exact envelopes and data members, classified content
 // and sources, and the released payload rules. row is the event's row with
-// sourceEventSeqs in logical (expanded) form.
-func admit(ev session.Event, row jsonv.Value) error {
+// sourceEventSeqs in logical (expanded) form. migrated says the event comes
+// from the v1→v2 edge, whose payloads the v0/v1 rules have checked: the
+// payload rules then run only where they could refuse what those passed
+// (carriesCheckedPayload).
+func admit(ev session.Event, row jsonv.Value, migrated bool) error {
 	typ := ev.Type
 	d, known := v2.V2Disposition(typ)
 	feedback := typ == "feedback/message-put" || typ == "feedback/message-delete"
@@ -34,11 +37,11 @@ func admit(ev session.Event, row jsonv.Value) error {
 		return session.Unsupportedf("format v2 to v3 cannot safely transform unclassified event %s", typ)
 	}
 	surface := v3.IsSurface(typ)
-	optional := []string{"ignorable"}
+	optional := envelopeOptional
 	if surface {
-		optional = []string{"ignorable", "sourceEventSeqs", "surfaceOp"}
+		optional = surfaceEnvelopeOptional
 	}
-	if err := v3.Fields(row, []string{"type", "seq", "time", "data"}, optional, v3.Named(typ)); err != nil {
+	if err := v3.Fields(row, envelopeRequired, optional, func() string { return typ }); err != nil {
 		return err
 	}
 	seq, ok := row.Field("seq").Count()
@@ -59,8 +62,9 @@ func admit(ev session.Event, row jsonv.Value) error {
 			return session.FormatErrorf("%s requires surfaceOp", typ)
 		}
 	}
-	data, err := v3.Record(row.Field("data"), typ+" data")
-	if err != nil {
+	data := row.Field("data")
+	if data.Kind() != jsonv.Object {
+		_, err := v3.Record(data, typ+" data")
 		return err
 	}
 	if feedback {
@@ -70,13 +74,13 @@ func admit(ev session.Event, row jsonv.Value) error {
 		// dsh reads the member lists of an Object.prototype property.
 		return session.FormatErrorf("Cannot read properties of undefined (reading 'find')")
 	}
-	if err := v3.Fields(data, d.Required, d.Optional, v3.Named(typ+" data")); err != nil {
+	if err := v3.Fields(data, d.Required, d.Optional, func() string { return typ + " data" }); err != nil {
 		return err
 	}
 	if err := auditContent(typ, seq, data); err != nil {
 		return err
 	}
-	if typ != "assistant/attempt" {
+	if typ != "assistant/attempt" && !(migrated && carriesCheckedPayload(typ, data)) {
 		if err := v2.CheckPayloadSemantics(session.Event{Type: typ, Seq: seq, Row: row}, 2); err != nil {
 			return err
 		}
@@ -118,6 +122,57 @@ func admit(ev session.Event, row jsonv.Value) error {
 	}
 	return nil
 }
+
+// carriesCheckedPayload reports whether the released payload rules (dsh's
+// assertReleasedPayloadSemantics) cannot refuse the data of an event of
+// type typ that the v1→v2 edge hands on, so that running them again at
+// payload version 2 is redundant.
+//
+// Every source event the v1→v2 edge emits passed the same rules at version
+// 0 (the v0→v1 edge runs them on each normalized event it emits) or 1 (a
+// decoded v1→v2 stage runs them on each event of a released type, and
+// refuses any other type). The rules read only data, the type and, for seq
+// references, the seq; version changes them in three places only: a
+// delivery marker's accepted version, a legacy goal message (a user message
+// whose source is {kind: "goal", change}, accepted before v2 only) and a
+// session reference's capturedFormatVersion (v2 accepts more). For the
+// types below v1→v2 leaves the data the rules read as it was and the seq
+// matters only to wording, so their rules give at v2 what they gave before:
+//   - step/start, step/end, turn/start, tool/call, tool/result and
+//     assistant/message (whose data only gains its stream, which the rules
+//     do not read) come through unchanged;
+//   - turn/end is also the edge's own close of an interrupted turn:
+//     {turn, reason: {kind: "interrupted"}} with the turn of a checked
+//     turn/start, which the rules accept;
+//   - a user/message with a legacy goal source is the one the edge splits,
+//     its source becoming {kind: "plugin", plugin: "goal"}, which the rules
+//     accept as they accepted the rest of the message; any other
+//     user/message comes through unchanged;
+//   - an inbox splice is unchanged, but one inserting a legacy goal message
+//     is not carried: v2 refuses that message's goal source.
+func carriesCheckedPayload(typ string, data jsonv.Value) bool {
+	switch typ {
+	case "step/start", "step/end", "turn/start", "turn/end", "tool/call", "tool/result",
+		"assistant/message", "user/message":
+		return true
+	case "agent/inbox/spliced":
+		for _, message := range data.Field("inserted").Elements() {
+			source := message.Field("source")
+			if source.Field("kind").Text() == "goal" && source.Has("change") {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// The envelope members of a v2 event.
+var (
+	envelopeRequired        = []string{"type", "seq", "time", "data"}
+	envelopeOptional        = []string{"ignorable"}
+	surfaceEnvelopeOptional = []string{"ignorable", "sourceEventSeqs", "surfaceOp"}
+)
 
 // messagesKey names the member holding the messages of an inbox splice or a
 // title request.
@@ -208,43 +263,72 @@ func admitFeedback(typ string, data jsonv.Value) error {
 
 // auditContent refuses content block kinds the edge cannot classify, in
 // every slot that holds message content or raw stream blocks.
+//
+// It runs quietly first, with the empty label that sub and indexed keep
+// empty, and again with the labels only to word a refusal, as codec/v2's
+// checks do: no check looks at a label.
 func auditContent(typ string, seq int64, data jsonv.Value) error {
-	label := "format v2 " + typ + " at seq " + strconv.FormatInt(seq, 10) + " data"
+	if auditContentLabelled(typ, "", data) == nil {
+		return nil
+	}
+	return auditContentLabelled(typ, "format v2 "+typ+" at seq "+strconv.FormatInt(seq, 10)+" data", data)
+}
+
+// sub extends label by part, keeping a quiet check's empty label empty.
+func sub(label, part string) string {
+	if label == "" {
+		return ""
+	}
+	return label + part
+}
+
+// indexed names element i of what label names, "<label><part>[i]",
+// keeping a quiet check's empty label empty.
+func indexed(label, part string, i int) string {
+	if label == "" {
+		return ""
+	}
+	return label + part + "[" + strconv.Itoa(i) + "]"
+}
+
+// auditContentLabelled is auditContent with its label, or quietly with the
+// empty label.
+func auditContentLabelled(typ, label string, data jsonv.Value) error {
 	switch typ {
 	case "user/message", "tool/code-dispatch":
-		if err := contentKinds(data.Field("content"), label+".content"); err != nil {
+		if err := contentKinds(data.Field("content"), sub(label, ".content")); err != nil {
 			return err
 		}
 	case "assistant/message", "tool/result", "team/message/queued":
-		message, err := v3.Record(data.Field("message"), label+".message")
+		message, err := v3.Record(data.Field("message"), sub(label, ".message"))
 		if err != nil {
 			return err
 		}
-		if err := contentKinds(message.Field("content"), label+".message.content"); err != nil {
+		if err := contentKinds(message.Field("content"), sub(label, ".message.content")); err != nil {
 			return err
 		}
 	case "agent/inbox/spliced", "session/title-llm-request":
 		field := messagesKey(typ)
-		messages, err := contentArray(data.Field(field), label+"."+field)
+		messages, err := contentArray(data.Field(field), sub(label, "."+field))
 		if err != nil {
 			return err
 		}
 		for i, m := range messages {
-			path := label + "." + field + "[" + strconv.Itoa(i) + "]"
+			path := indexed(label, "."+field, i)
 			message, err := v3.Record(m, path)
 			if err != nil {
 				return err
 			}
-			if err := contentKinds(message.Field("content"), path+".content"); err != nil {
+			if err := contentKinds(message.Field("content"), sub(path, ".content")); err != nil {
 				return err
 			}
 		}
 	case "compaction/summary":
-		if err := contentKinds(data.Field("summary"), label+".summary"); err != nil {
+		if err := contentKinds(data.Field("summary"), sub(label, ".summary")); err != nil {
 			return err
 		}
 		if raw, ok := data.Get("rawOutput"); ok {
-			if err := contentKinds(raw, label+".rawOutput"); err != nil {
+			if err := contentKinds(raw, sub(label, ".rawOutput")); err != nil {
 				return err
 			}
 		}
@@ -252,12 +336,12 @@ func auditContent(typ string, seq int64, data jsonv.Value) error {
 	if typ != "assistant/message" && typ != "assistant/attempt" {
 		return nil
 	}
-	stream, err := contentArray(data.Field("stream"), label+".stream")
+	stream, err := contentArray(data.Field("stream"), sub(label, ".stream"))
 	if err != nil {
 		return err
 	}
 	for i, value := range stream {
-		path := label + ".stream[" + strconv.Itoa(i) + "]"
+		path := indexed(label, ".stream", i)
 		entry, err := v3.Record(value, path)
 		if err != nil {
 			return err
@@ -265,16 +349,16 @@ func auditContent(typ string, seq int64, data jsonv.Value) error {
 		if entry.Field("type").Text() != "chunk" {
 			continue // packed deltas carry no blocks
 		}
-		chunk, err := v3.Record(entry.Field("chunk"), path+".chunk")
+		chunk, err := v3.Record(entry.Field("chunk"), sub(path, ".chunk"))
 		if err != nil {
 			return err
 		}
 		switch chunk.Field("type").Text() {
 		case "block-end":
-			err = contentBlock(chunk.Field("block"), path+".chunk.block")
+			err = contentBlock(chunk.Field("block"), sub(path, ".chunk.block"))
 		case "block-start":
 			bt, present := chunk.Get("blockType")
-			err = contentKind(bt, present, path+".chunk.blockType")
+			err = contentKind(bt, present, sub(path, ".chunk.blockType"))
 		}
 		if err != nil {
 			return err
@@ -307,7 +391,7 @@ func contentKinds(content jsonv.Value, label string) error {
 		return err
 	}
 	for i, b := range blocks {
-		if err := contentBlock(b, label+"["+strconv.Itoa(i)+"]"); err != nil {
+		if err := contentBlock(b, indexed(label, "", i)); err != nil {
 			return err
 		}
 	}
@@ -329,7 +413,7 @@ func contentBlock(v jsonv.Value, label string) error {
 		if block.Field("content").Kind() != jsonv.Array {
 			return session.FormatErrorf(`%s.content: invalid message content kind "tool-result": content must be an array`, label)
 		}
-		if err := contentKinds(block.Field("content"), label+".content"); err != nil {
+		if err := contentKinds(block.Field("content"), sub(label, ".content")); err != nil {
 			return err
 		}
 		leaf = block.With("content", jsonv.ArrayValue())
@@ -352,14 +436,14 @@ func contentBlock(v jsonv.Value, label string) error {
 const probeBlockLabel = "user/message 0 content[0]"
 
 func fileBlock(block jsonv.Value, label string) error {
-	if err := v3.Fields(block, []string{"type", "attachment"}, nil, v3.Named(label+` kind "file"`)); err != nil {
+	if err := v3.Fields(block, []string{"type", "attachment"}, nil, v3.Named(sub(label, ` kind "file"`))); err != nil {
 		return err
 	}
-	attachment, err := v3.Record(block.Field("attachment"), label+` kind "file" attachment`)
+	attachment, err := v3.Record(block.Field("attachment"), sub(label, ` kind "file" attachment`))
 	if err != nil {
 		return err
 	}
-	if err := v3.Fields(attachment, []string{"attachmentId", "name", "bytes"}, nil, v3.Named(label+` kind "file" attachment`)); err != nil {
+	if err := v3.Fields(attachment, []string{"attachmentId", "name", "bytes"}, nil, v3.Named(sub(label, ` kind "file" attachment`))); err != nil {
 		return err
 	}
 	if id, ok := attachment.Field("attachmentId").Str(); !ok || id == "" || attachment.Field("name").Kind() != jsonv.String {

@@ -11,25 +11,25 @@ import (
 // {op, startSeq, endSeq} in place, a request/header drops an empty tools
 // list and an empty adapterDefaults, and the result must pass v3's canonical
 // event check.
-func canonicalize(row jsonv.Value) (jsonv.Value, error) {
-	typ := row.Field("type").Text()
-	subject := "format v2 " + typ + " at seq " + row.Field("seq").String()
+func canonicalize(row jsonv.Value, typ string) (jsonv.Value, error) {
+	subject := func() string { return "format v2 " + typ + " at seq " + row.Field("seq").String() }
 	target := row
 	if op, ok := row.Get("surfaceOp"); ok && op.Text() != "append" {
-		replace, err := v3.Record(op, subject+" surfaceOp")
-		if err != nil {
+		if op.Kind() != jsonv.Object {
+			_, err := v3.Record(op, subject()+" surfaceOp")
 			return row, err
 		}
+		replace := op
 		if replace.Len() != 3 || replace.Field("op").Text() != "replace" || !replace.Has("start") || !replace.Has("end") {
-			return row, session.FormatErrorf("%s requires exact replace fields op/start/end", subject)
+			return row, session.FormatErrorf("%s requires exact replace fields op/start/end", subject())
 		}
 		start, ok := replace.Field("start").Count()
 		if !ok {
-			return row, session.FormatErrorf("%s replace start must be a non-negative safe integer", subject)
+			return row, session.FormatErrorf("%s replace start must be a non-negative safe integer", subject())
 		}
 		end, ok := replace.Field("end").Count()
 		if !ok {
-			return row, session.FormatErrorf("%s replace end must be a non-negative safe integer", subject)
+			return row, session.FormatErrorf("%s replace end must be a non-negative safe integer", subject())
 		}
 		target = target.With("surfaceOp", session.SurfaceOp{Kind: session.OpReplace, StartSeq: start, EndSeq: end}.Value())
 	}

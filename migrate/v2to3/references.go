@@ -13,87 +13,112 @@ import (
 // compaction shadowed ranges and title messageSeqs. Delivery watermarks,
 // session-reference captures, workflow seqs and model input stay as they are.
 func remap(row jsonv.Value, typ string, sourceSeq, seq int64, target func(int64) int64) (jsonv.Value, error) {
-	one := func(v jsonv.Value) (jsonv.Value, error) {
-		source, ok := v.Count()
-		if !ok {
-			return v, session.FormatErrorf("source event reference must be a non-negative safe integer")
-		}
-		if source >= sourceSeq {
-			return v, session.FormatErrorf("reference must name an earlier source event")
-		}
-		return jsonv.IntValue(target(source)), nil
-	}
-	list := func(v jsonv.Value) (jsonv.Value, error) {
-		if v.Kind() != jsonv.Array {
-			return v, session.FormatErrorf("sequence references must be an array")
-		}
-		out := make([]jsonv.Value, v.Len())
-		for i, e := range v.Elements() {
-			var err error
-			if out[i], err = one(e); err != nil {
-				return v, err
-			}
-		}
-		return jsonv.ArrayValue(out...), nil
-	}
-	span := func(v jsonv.Value) (jsonv.Value, error) {
-		if v.Kind() != jsonv.Object {
-			return v, session.FormatErrorf("sequence range must be an object")
-		}
-		start, err := one(v.Field("start"))
-		if err != nil {
-			return v, err
-		}
-		end, err := one(v.Field("end"))
-		if err != nil {
-			return v, err
-		}
-		return v.With("start", start).With("end", end), nil
-	}
+	refs := references{sourceSeq: sourceSeq, target: target}
 	data, err := v3.Record(row.Field("data"), typ)
 	if err != nil {
 		return row, err
 	}
+	changed := true
 	switch typ {
 	case "command/done":
-		if s, ok := data.Get("sourceEventSeq"); ok {
-			mapped, err := one(s)
-			if err != nil {
-				return row, err
-			}
-			data = data.With("sourceEventSeq", mapped)
+		s, ok := data.Get("sourceEventSeq")
+		if !ok {
+			changed = false
+			break
 		}
-	case "compaction/summary", "compaction/prune":
-		shadowed, err := span(data.Field("shadowedRange"))
+		mapped, err := refs.one(s)
 		if err != nil {
 			return row, err
 		}
-		seqs, err := list(data.Field("shadowedSeqs"))
+		data = data.With("sourceEventSeq", mapped)
+	case "compaction/summary", "compaction/prune":
+		shadowed, err := refs.span(data.Field("shadowedRange"))
+		if err != nil {
+			return row, err
+		}
+		seqs, err := refs.list(data.Field("shadowedSeqs"))
 		if err != nil {
 			return row, err
 		}
 		data = data.With("shadowedRange", shadowed).With("shadowedSeqs", seqs)
 	case "session/title", "session/title-llm-request":
-		seqs, err := list(data.Field("messageSeqs"))
+		seqs, err := refs.list(data.Field("messageSeqs"))
 		if err != nil {
 			return row, err
 		}
 		data = data.With("messageSeqs", seqs)
+	default:
+		changed = false
 	}
-	out := row.With("seq", jsonv.IntValue(seq)).With("data", data)
+	out := row
+	if n, _ := row.Field("seq").Number(); n != float64(seq) {
+		out = out.With("seq", jsonv.IntValue(seq))
+	}
+	if changed {
+		out = out.With("data", data)
+	}
 	if sources, ok := row.Get("sourceEventSeqs"); ok {
-		mapped, err := list(sources)
+		mapped, err := refs.list(sources)
 		if err != nil {
 			return row, err
 		}
 		out = out.With("sourceEventSeqs", mapped)
 	}
 	if op, ok := row.Get("surfaceOp"); ok && op.Text() != "append" {
-		mapped, err := span(op)
+		mapped, err := refs.span(op)
 		if err != nil {
 			return row, err
 		}
 		out = out.With("surfaceOp", mapped)
 	}
 	return out, nil
+}
+
+// references maps the references of the source event at sourceSeq.
+type references struct {
+	sourceSeq int64
+	target    func(int64) int64
+}
+
+// one maps one reference, which must name an earlier source event.
+func (r references) one(v jsonv.Value) (jsonv.Value, error) {
+	source, ok := v.Count()
+	if !ok {
+		return v, session.FormatErrorf("source event reference must be a non-negative safe integer")
+	}
+	if source >= r.sourceSeq {
+		return v, session.FormatErrorf("reference must name an earlier source event")
+	}
+	return jsonv.IntValue(r.target(source)), nil
+}
+
+// list maps an array of references.
+func (r references) list(v jsonv.Value) (jsonv.Value, error) {
+	if v.Kind() != jsonv.Array {
+		return v, session.FormatErrorf("sequence references must be an array")
+	}
+	out := make([]jsonv.Value, v.Len())
+	for i, e := range v.Elements() {
+		var err error
+		if out[i], err = r.one(e); err != nil {
+			return v, err
+		}
+	}
+	return jsonv.ArrayValue(out...), nil
+}
+
+// span maps a {start, end} range.
+func (r references) span(v jsonv.Value) (jsonv.Value, error) {
+	if v.Kind() != jsonv.Object {
+		return v, session.FormatErrorf("sequence range must be an object")
+	}
+	start, err := r.one(v.Field("start"))
+	if err != nil {
+		return v, err
+	}
+	end, err := r.one(v.Field("end"))
+	if err != nil {
+		return v, err
+	}
+	return v.With("start", start).With("end", end), nil
 }

@@ -29,6 +29,7 @@ type shift struct{ From, Offset int64 }
 // "v2-to-v3-system-") are remembered.
 type edgeStage struct {
 	header     session.Header // source header
+	migrated   bool           // the events come from the v1→v2 edge, not the v2 codec
 	sourceCut  int64          // upstream cut, -1 when unknown
 	processed  int64          // source events seen; the next must have this seq
 	targetSeq  int64          // next target seq
@@ -46,6 +47,7 @@ type edgeStage struct {
 func newStage(in stage.StageInput) *edgeStage {
 	s := &edgeStage{
 		header:     in.SourceHeader,
+		migrated:   !in.Decoded,
 		sourceCut:  in.SourceCut,
 		originals:  map[string]bool{},
 		generated:  map[string]bool{},
@@ -77,13 +79,13 @@ func (s *edgeStage) transform(ev session.Event, emit stage.Emit) error {
 	if n, ok := row.Field("seq").Number(); !ok || n != float64(s.processed) {
 		return session.FormatErrorf("format v2 source events must be dense")
 	}
-	if err := admit(ev, row); err != nil {
-		return err
-	}
-	if err := s.observeMessageIDs(ev.Type, row.Field("data")); err != nil {
+	if err := admit(ev, row, s.migrated); err != nil {
 		return err
 	}
 	data := row.Field("data")
+	if err := s.observeMessageIDs(ev.Type, data); err != nil {
+		return err
+	}
 	source := row
 	if ev.Type == "request/header" {
 		header := data.Field("header")
@@ -113,16 +115,20 @@ func (s *edgeStage) transform(ev session.Event, emit stage.Emit) error {
 			s.foreignSeq = s.processed
 		}
 	}
-	target, err := remap(source, ev.Type, s.processed, s.targetSeq, s.target)
+	seq := s.targetSeq
+	target, err := remap(source, ev.Type, s.processed, seq, s.target)
 	if err != nil {
 		return err
 	}
 	s.processed++
 	s.targetSeq++
-	if target, err = canonicalize(renamePTC(ev.Type, target)); err != nil {
+	typ := ev.Type
+	target, typ = renamePTC(typ, target)
+	if target, err = canonicalize(target, typ); err != nil {
 		return err
 	}
-	if err := emitRow(target, emit); err != nil {
+	time, _ := target.Field("time").SafeInt()
+	if err := emitRow(target, typ, seq, time, emit); err != nil {
 		return err
 	}
 	switch ev.Type {
@@ -228,11 +234,12 @@ func (s *edgeStage) emitSystem(prompt string, anchor jsonv.Value, emit stage.Emi
 				jsonv.M("end", head))),
 			jsonv.M("sourceEventSeqs", jsonv.ArrayValue(head)))
 	}
-	row, err := canonicalize(jsonv.ObjectValue(members...))
+	row, err := canonicalize(jsonv.ObjectValue(members...), "system/message")
 	if err != nil {
 		return err
 	}
-	if err := emitRow(row, emit); err != nil {
+	time, _ := anchor.Field("time").SafeInt()
+	if err := emitRow(row, "system/message", seq, time, emit); err != nil {
 		return err
 	}
 	s.head = seq
@@ -257,23 +264,25 @@ func (s *edgeStage) Finish(stage.Emit) (int64, error) {
 
 // renamePTC renames the code-mode vocabulary: the two dispatch event types,
 // the "code" agent preset, and the tools-code-mode plugin of user message
-// sources (user/message, inbox splices, title requests). Nothing else.
-func renamePTC(typ string, row jsonv.Value) jsonv.Value {
-	data := row.Field("data")
+// sources (user/message, inbox splices, title requests). Nothing else. It
+// returns the row and its type.
+func renamePTC(typ string, row jsonv.Value) (jsonv.Value, string) {
 	switch typ {
 	case "agent-preset/selected":
+		data := row.Field("data")
 		if data.Field("agentPreset").Text() == "code" {
-			return row.With("data", data.With("agentPreset", jsonv.StringValue("ptc")))
+			return row.With("data", data.With("agentPreset", jsonv.StringValue("ptc"))), typ
 		}
 	case "tool/code-dispatch-start":
-		return row.With("type", jsonv.StringValue("tool/ptc-dispatch-start"))
+		return row.With("type", jsonv.StringValue("tool/ptc-dispatch-start")), "tool/ptc-dispatch-start"
 	case "tool/code-dispatch":
-		return row.With("type", jsonv.StringValue("tool/ptc-dispatch"))
+		return row.With("type", jsonv.StringValue("tool/ptc-dispatch")), "tool/ptc-dispatch"
 	case "user/message":
-		if renamed, changed := renameSource(data); changed {
-			return row.With("data", renamed)
+		if renamed, changed := renameSource(row.Field("data")); changed {
+			return row.With("data", renamed), typ
 		}
 	case "agent/inbox/spliced", "session/title-llm-request":
+		data := row.Field("data")
 		key := messagesKey(typ)
 		messages, changed := data.Field(key), false
 		for i, m := range messages.Elements() {
@@ -282,10 +291,10 @@ func renamePTC(typ string, row jsonv.Value) jsonv.Value {
 			}
 		}
 		if changed {
-			return row.With("data", data.With(key, messages))
+			return row.With("data", data.With(key, messages)), typ
 		}
 	}
-	return row
+	return row, typ
 }
 
 func renameSource(message jsonv.Value) (jsonv.Value, bool) {
@@ -321,9 +330,8 @@ func logicalRow(row jsonv.Value) jsonv.Value {
 	return row.With("sourceEventSeqs", jsonv.ArrayValue(expanded...))
 }
 
-// emitRow hands a transformed row on as an event.
-func emitRow(row jsonv.Value, emit stage.Emit) error {
-	seq, _ := row.Field("seq").Count()
-	t, _ := row.Field("time").SafeInt()
-	return emit(stage.Item{Event: session.Event{Type: row.Field("type").Text(), Seq: seq, Time: t, Row: row}})
+// emitRow hands a transformed row on as an event of type typ at seq seq
+// and time t, which the row holds.
+func emitRow(row jsonv.Value, typ string, seq, t int64, emit stage.Emit) error {
+	return emit(stage.Item{Event: session.Event{Type: typ, Seq: seq, Time: t, Row: row}})
 }

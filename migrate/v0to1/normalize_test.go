@@ -1,0 +1,78 @@
+package v0to1
+
+import (
+	"testing"
+
+	"github.com/dshlog/dshlog/internal/sessiontest"
+	"github.com/dshlog/dshlog/session"
+)
+
+// TestChunkFastPath checks that normalize's path for assistant/chunk events
+// agrees with running every step: the same row or the same refusal, and the
+// same message id noted, whatever the chunk's data holds and whatever
+// compaction is open.
+func TestChunkFastPath(t *testing.T) {
+	rows := []string{
+		`{"type":"assistant/chunk","seq":4,"time":1,"data":{"turn":1,"step":1,"chunk":{"type":"text-delta","index":0,"text":"a"}}}`,
+		`{"type":"assistant/chunk","seq":4,"time":1,"data":{"turn":1,"step":1,"chunk":{"type":"finish","reason":{"kind":"stop"}}},"ignorable":true}`,
+		`{"type":"assistant/chunk","seq":4,"time":1,"data":null}`,
+		`{"type":"assistant/chunk","seq":4,"time":1,"data":[1]}`,
+		`{"type":"assistant/chunk","seq":4,"time":1}`,
+		`{"type":"assistant/chunk","seq":4,"time":1,"data":{"message":{"id":"m-1"}}}`,
+		`{"type":"assistant/chunk","seq":4,"time":1,"data":{"message":{"id":7}}}`,
+		`{"type":"assistant/chunk","seq":4,"time":1,"data":{"message":"m"}}`,
+		`{"type":"assistant/chunk","seq":4,"time":1,"data":{"id":"own","compactionId":"c"}}`,
+		`{"type":"assistant/chunk","seq":4,"time":1,"data":{"retryId":"r","trigger":{},"header":{"messagePrefix":[]}}}`,
+	}
+	for _, text := range rows {
+		for _, compaction := range []string{"", "legacy-compaction:s:1"} {
+			row := sessiontest.Parse(t, text)
+			ev := session.Event{Type: "assistant/chunk", Seq: 4, Time: 1, Row: row}
+			fast, slow := newTestStage(compaction), newTestStage(compaction)
+			gotEv, gotErr := fast.normalizeChunk(ev)
+			wantEv, wantErr := slow.normalizeSteps(ev)
+			if sessiontest.RefusalText(gotErr) != sessiontest.RefusalText(wantErr) {
+				t.Errorf("%s: refusal %q, steps give %q", text, sessiontest.RefusalText(gotErr), sessiontest.RefusalText(wantErr))
+				continue
+			}
+			if gotEv.Row.String() != wantEv.Row.String() || gotEv.Type != wantEv.Type {
+				t.Errorf("%s: row %s, steps give %s", text, gotEv.Row, wantEv.Row)
+			}
+			gotID, gotOK := fast.messageIDs.get(4)
+			wantID, wantOK := slow.messageIDs.get(4)
+			if gotID != wantID || gotOK != wantOK || fast.compactionID != slow.compactionID {
+				t.Errorf("%s: noted id %q %v, compaction %q; steps give %q %v, %q", text, gotID, gotOK, fast.compactionID, wantID, wantOK, slow.compactionID)
+			}
+		}
+	}
+}
+
+func newTestStage(compactionID string) *edgeStage {
+	return &edgeStage{
+		header:       session.Header{ID: "s"},
+		messageIDs:   newMessageIDs(),
+		retryIDs:     map[string]string{},
+		compactionID: compactionID,
+	}
+}
+
+// TestMessageIDs checks the message id index with sets in seq order, out
+// of order and repeated.
+func TestMessageIDs(t *testing.T) {
+	m := newMessageIDs()
+	want := map[int64]string{}
+	for _, s := range []struct {
+		seq int64
+		id  string
+	}{{3, "a"}, {7, "b"}, {9, "c"}, {5, "d"}, {7, "e"}, {1, "f"}, {12, ""}, {9, "g"}} {
+		m.set(s.seq, s.id)
+		want[s.seq] = s.id
+		for seq := int64(0); seq < 14; seq++ {
+			id, ok := m.get(seq)
+			w, wok := want[seq]
+			if id != w || ok != wok {
+				t.Fatalf("after set(%d, %q): get(%d) = %q %v, want %q %v", s.seq, s.id, seq, id, ok, w, wok)
+			}
+		}
+	}
+}

@@ -1,0 +1,4 @@
+package v2to3
+
+// CarriesCheckedPayload exposes carriesCheckedPayload to the chain tests.
+var CarriesCheckedPayload = carriesCheckedPayload
