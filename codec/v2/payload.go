@@ -496,7 +496,20 @@ func positiveCheck(v jsonv.Value, label string) error {
 
 // IsLossless reports whether v survives dsh's lossless-JSON snapshot: no -0
 // and no non-finite number (an overflowing literal such as 1e400) anywhere.
+//
+// An array or object whose text is canonical (v.Raw() is not nil) is
+// lossless without a walk: canonical text is what JSON.stringify writes, and
+// JSON.stringify writes a non-finite number as null and -0 as 0, so neither
+// is in it.
 func IsLossless(v jsonv.Value) bool {
+	if v.Raw() != nil {
+		return true
+	}
+	return isLosslessWalk(v)
+}
+
+// isLosslessWalk is IsLossless looking into every member and element.
+func isLosslessWalk(v jsonv.Value) bool {
 	switch v.Kind() {
 	case jsonv.Number:
 		f, _ := v.Number()
