@@ -57,19 +57,26 @@ func remap(row jsonv.Value, typ string, sourceSeq, seq int64, target func(int64)
 	if changed {
 		out = out.With("data", data)
 	}
+	// A list or range whose references all map to themselves comes back as
+	// it was and is left in place: setting a member to its own value changes
+	// nothing.
 	if sources, ok := row.Get("sourceEventSeqs"); ok {
 		mapped, err := refs.list(sources)
 		if err != nil {
 			return row, err
 		}
-		out = out.With("sourceEventSeqs", mapped)
+		if mapped != sources {
+			out = out.With("sourceEventSeqs", mapped)
+		}
 	}
 	if op, ok := row.Get("surfaceOp"); ok && op.Text() != "append" {
 		mapped, err := refs.span(op)
 		if err != nil {
 			return row, err
 		}
-		out = out.With("surfaceOp", mapped)
+		if mapped != op {
+			out = out.With("surfaceOp", mapped)
+		}
 	}
 	return out, nil
 }
@@ -97,14 +104,33 @@ func (r references) list(v jsonv.Value) (jsonv.Value, error) {
 	if v.Kind() != jsonv.Array {
 		return v, session.FormatErrorf("sequence references must be an array")
 	}
-	out := make([]jsonv.Value, v.Len())
-	for i, e := range v.Elements() {
-		var err error
-		if out[i], err = r.one(e); err != nil {
+	elems := v.Elements()
+	var out []jsonv.Value // made at the first reference that changes
+	for i, e := range elems {
+		mapped, err := r.one(e)
+		if err != nil {
 			return v, err
 		}
+		if out == nil && !sameNumber(mapped, e) {
+			out = make([]jsonv.Value, len(elems))
+			copy(out, elems[:i])
+		}
+		if out != nil {
+			out[i] = mapped
+		}
+	}
+	if out == nil {
+		return v, nil
 	}
 	return jsonv.ArrayValue(out...), nil
+}
+
+// sameNumber reports whether a mapped reference is the source's value
+// unchanged. one accepts no -0, so equal numbers are written alike.
+func sameNumber(mapped, source jsonv.Value) bool {
+	a, _ := mapped.Number()
+	b, _ := source.Number()
+	return a == b
 }
 
 // span maps a {start, end} range.
@@ -119,6 +145,9 @@ func (r references) span(v jsonv.Value) (jsonv.Value, error) {
 	end, err := r.one(v.Field("end"))
 	if err != nil {
 		return v, err
+	}
+	if sameNumber(start, v.Field("start")) && sameNumber(end, v.Field("end")) {
+		return v, nil
 	}
 	return v.With("start", start).With("end", end), nil
 }
