@@ -6,6 +6,7 @@ import (
 	"compress/gzip"
 	"errors"
 	"io"
+	"math/rand/v2"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -231,6 +232,50 @@ func TestCompressionString(t *testing.T) {
 	for c, want := range map[Compression]string{None: "none", Zstd: "zstd", Gzip: "gzip"} {
 		if c.String() != want {
 			t.Errorf("%d: %q", c, c)
+		}
+	}
+}
+
+// TestArenaBoundaries reads many lines of random lengths, which fill the
+// arena blocks and cross their ends in every way (some longer than a block
+// or than the read buffer), through readers that hand over text in
+// different sizes: each way gives the lines of the text, each with no room
+// to append into, and no line changes when later ones are read.
+func TestArenaBoundaries(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	var in []byte
+	var want []string
+	for len(in) < 3<<20 {
+		n := rng.IntN(3000)
+		if rng.IntN(50) == 0 {
+			n = rng.IntN(300 << 10)
+		}
+		line := bytes.Repeat([]byte{byte('a' + len(want)%26)}, n)
+		want = append(want, string(line))
+		in = append(append(in, line...), '\n')
+	}
+	readers := map[string]func() io.Reader{
+		"bytes.Reader":          func() io.Reader { return bytes.NewReader(in) },
+		"bufio 256 KiB":         func() io.Reader { return bufio.NewReaderSize(bytes.NewReader(in), 256<<10) },
+		"bufio 4 KiB":           func() io.Reader { return bufio.NewReaderSize(bytes.NewReader(in), 4<<10) },
+		"bufio 1 MiB":           func() io.Reader { return bufio.NewReaderSize(bytes.NewReader(in), 1<<20) },
+		"half reads":            func() io.Reader { return iotest.HalfReader(bytes.NewReader(in)) },
+		"data with EOF":         func() io.Reader { return iotest.DataErrReader(bytes.NewReader(in)) },
+		"bufio of 1-byte reads": func() io.Reader { return bufio.NewReader(iotest.OneByteReader(bytes.NewReader(in))) },
+	}
+	for name, open := range readers {
+		lines, err := readAll(NewReader(open(), name))
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if len(lines) != len(want) {
+			t.Fatalf("%s: %d lines, want %d", name, len(lines), len(want))
+		}
+		for i, line := range lines {
+			if string(line.Text) != want[i] || line.Num != i+1 || line.Torn || cap(line.Text) != len(line.Text) {
+				t.Fatalf("%s: line %d: %d bytes (cap %d), num %d, torn %v; want %d bytes",
+					name, i+1, len(line.Text), cap(line.Text), line.Num, line.Torn, len(want[i]))
+			}
 		}
 	}
 }
