@@ -10,25 +10,28 @@ import (
 
 // readHeadroom is how far the heap of a reading verb (verify, fold,
 // inspect) may grow past what it keeps live before the garbage collector
-// runs. What such a verb keeps live is the live surface, which grows with
-// a session that never compacts; at the collector's default target the
-// heap would peak at twice that, and at a fixed higher target the many
-// small sessions would collect too often. Collecting at live + headroom
-// keeps peak memory at the live surface plus a constant, and lets a verb
-// whose live heap is small collect rarely.
+// runs, on top of a quarter of the live heap (readGrowthPercent). What
+// such a verb keeps live is the live surface, which grows with a session
+// that never compacts; at the collector's default target the heap would
+// peak at twice that, and at a fixed higher target the many small sessions
+// would collect too often. A constant headroom alone makes a collection
+// every readHeadroom bytes of allocation, each marking the whole surface:
+// over a long session that grows with input × surface. The quarter makes
+// the number of collections fall as the surface grows, and keeps peak
+// memory at 1.25× the live heap plus a constant, within the budget of
+// 64 MiB plus twice the surface.
 const readHeadroom = 32 << 20
 
 // Bounds of the collector target the tuning sets, in percent of the live
-// heap: at most migrate's, and at least enough that a huge surface is not
-// collected continuously.
+// heap: at most migrate's, and at least the proportional part.
 const (
-	minReadGCPercent = 25
-	maxReadGCPercent = 400
+	readGrowthPercent = 25
+	maxReadGCPercent  = 400
 )
 
 // tuneReadHeap sets the collector's target after every collection to the
-// live heap plus readHeadroom, until the returned func is called, which
-// restores the target. It does nothing when GOGC is set.
+// live heap plus readHeadroom plus readGrowthPercent of it, until the
+// returned func is called, which restores the target. It does nothing when GOGC is set.
 func tuneReadHeap() (restore func()) {
 	if os.Getenv("GOGC") != "" {
 		return func() {}
@@ -75,7 +78,7 @@ func (t *heapTuner) retune() bool {
 	metrics.Read(t.sample)
 	if t.sample[0].Value.Kind() == metrics.KindUint64 {
 		live := max(t.sample[0].Value.Uint64(), 1)
-		debug.SetGCPercent(int(min(max(100*readHeadroom/live, minReadGCPercent), maxReadGCPercent)))
+		debug.SetGCPercent(int(min(100*readHeadroom/live+readGrowthPercent, maxReadGCPercent)))
 	}
 	return true
 }

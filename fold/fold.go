@@ -90,10 +90,11 @@ type Node struct {
 	// developer or assistant message keeps its surface position but adds no
 	// message to the model's view.
 	Visible bool
-	// toolRest is a tool/result node's data with message.content nulled:
-	// what a rewrite of it must keep. A pointer, set on tool/result nodes
-	// only, so that the other nodes pay 8 bytes for it, not 40.
-	toolRest *jsonv.Value
+	// toolRest is a tool/result node's data with message.content nulled,
+	// as JSON text: what a rewrite of it must keep, parsed only when a
+	// rewrite comes. A pointer, set on tool/result nodes only, so that the
+	// other nodes pay 8 bytes for it, not 24.
+	toolRest *[]byte
 }
 
 // Replacement records one committed replace: the event that made it, the

@@ -171,7 +171,7 @@ func newNode(ev session.Event) Node {
 	case typeUser:
 		message = data
 	case typeToolResult:
-		rest := jsonv.Detach(withoutContent(data))
+		rest := appendWithoutContent(make([]byte, 0, 256), data)
 		n.toolRest = &rest
 	}
 	n.Visible = truthy(message)
@@ -333,7 +333,11 @@ func checkToolResultRewrite(ev session.Event, shadowed []Node) error {
 	if original.Type != typeToolResult {
 		return refusef("tool/result surface replacement must target a current tool/result")
 	}
-	if !jsform.DeepEqual(*original.toolRest, withoutContent(ev.Data())) {
+	rest, err := jsonv.Parse(*original.toolRest)
+	if err != nil { // cannot happen: the text is jsonv's own encoding
+		return refusef("tool/result surface replacement may change only content")
+	}
+	if !jsform.DeepEqual(rest, withoutContent(ev.Data())) {
 		return refusef("tool/result surface replacement may change only content")
 	}
 	return nil
@@ -350,4 +354,46 @@ func withoutContent(data jsonv.Value) jsonv.Value {
 		data = jsonv.ObjectValue()
 	}
 	return data.With("message", message.With("content", jsonv.NullValue()))
+}
+
+// appendWithoutContent appends the JSON text of withoutContent(data) to dst,
+// writing the members as they are instead of building the object first.
+func appendWithoutContent(dst []byte, data jsonv.Value) []byte {
+	return appendWith(dst, data, "message", func(dst []byte, message jsonv.Value) []byte {
+		return appendWith(dst, message, "content", func(dst []byte, _ jsonv.Value) []byte {
+			return append(dst, "null"...)
+		})
+	})
+}
+
+// appendWith appends the JSON text of {...v, [key]: set(v[key])}, with the
+// rules of jsonv.Value.With: a non-object v counts as {}, an existing key
+// keeps its position and a new one comes last (key is never an array
+// index here). set is given the member's current value, or null.
+func appendWith(dst []byte, v jsonv.Value, key string, set func([]byte, jsonv.Value) []byte) []byte {
+	dst = append(dst, '{')
+	members := v.Members() // nil when v is not an object
+	found := false
+	for i, m := range members {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = jsonv.AppendString(dst, m.Key)
+		dst = append(dst, ':')
+		if m.Key == key {
+			dst = set(dst, m.Value)
+			found = true
+			continue
+		}
+		dst = m.Value.Append(dst)
+	}
+	if !found {
+		if len(members) > 0 {
+			dst = append(dst, ',')
+		}
+		dst = jsonv.AppendString(dst, key)
+		dst = append(dst, ':')
+		dst = set(dst, jsonv.NullValue())
+	}
+	return append(dst, '}')
 }
