@@ -6,8 +6,8 @@
 //
 // Memory and goroutines: lines are read and parsed a little ahead of the
 // codec on goroutines of their own (about a megabyte of text and its
-// parses), and Encode checks, encodes and writes the events of a session
-// stored from v2 on a few batches behind the migration on another (the
+// parses), and Encode checks, encodes and writes the events a few batches
+// behind the migration on another (the
 // events of at most about a megabyte of source text); besides that, a
 // session holds its longest row and what its stages remember.
 package migrate
@@ -236,13 +236,14 @@ func (r *Reader) finish() error {
 }
 
 // takeCheck takes the artifact check over from a Reader that has not
-// handed out any event yet, when its events may be looked into on another
-// goroutine (see restore.eventsMayMoveOn): the caller must then give the
-// check every event Next returns, in order, and call judge once Next has
-// returned io.EOF and the check has seen them all. It reports false, and
-// keeps the check, otherwise.
+// handed out any event yet: the caller must then give the check every event
+// Next returns, in order, and call judge once Next has returned io.EOF and
+// the check has seen them all. It reports false, and keeps the check,
+// otherwise. An event Next returns may be looked into on another goroutine
+// at once: no codec or stage looks into an event, or keeps one, after
+// emitting it.
 func (r *Reader) takeCheck() (validator, bool) {
-	if r.ahead != nil || r.done || !r.restore.eventsMayMoveOn() {
+	if r.ahead != nil || r.done {
 		return nil, false
 	}
 	r.restore.checkElsewhere = true
