@@ -23,19 +23,27 @@ import (
 // behindBatches waiting, so the items held are those of about
 // behindBatches × behindBytes of source text besides the batches in hand.
 type frontAhead struct {
-	units chan []unit
-	stop  chan struct{} // closed when the back stops reading
-	done  chan struct{} // closed when the goroutine returns
+	units chan *unitBatch
+	free  chan *unitBatch // consumed batches, for reuse
+	stop  chan struct{}   // closed when the back stops reading
+	done  chan struct{}   // closed when the goroutine returns
 
-	items []stage.Item // what the front stages emitted of the current row
+	filling *unitBatch // the batch the front stages emit into
 
-	cur  []unit // the batch being consumed
-	next int
+	cur      *unitBatch // the batch being consumed
+	next     int        // its next unit
+	nextItem int        // and its next unit's first item
+}
+
+// unitBatch is a run of units, with their items one after the other.
+type unitBatch struct {
+	units []unit
+	items []stage.Item
 }
 
 // unit is what the front made of one row, or of the session's end.
 type unit struct {
-	items []stage.Item
+	items int   // how many of the batch's items are the unit's
 	line  int   // the row's line, for errors of the later stages; 0 at the end
 	text  int64 // bytes of the row's text
 	err   error // the front's error after the items, with its line
@@ -63,12 +71,14 @@ func (r *Reader) startFront() {
 		return
 	}
 	f := &frontAhead{
-		units: make(chan []unit, behindBatches),
-		stop:  make(chan struct{}),
-		done:  make(chan struct{}),
+		units:   make(chan *unitBatch, behindBatches),
+		free:    make(chan *unitBatch, behindBatches+2),
+		stop:    make(chan struct{}),
+		done:    make(chan struct{}),
+		filling: &unitBatch{},
 	}
 	r.restore.stream.splitAfter(n, func(item stage.Item) error {
-		f.items = append(f.items, item)
+		f.filling.items = append(f.filling.items, item)
 		return nil
 	})
 	r.front = f
@@ -80,39 +90,48 @@ func (r *Reader) startFront() {
 // stops reading.
 func (f *frontAhead) run(r *Reader) {
 	defer close(f.done)
-	var batch []unit
-	var events int
 	var text int64
 	for {
+		b := f.filling
+		from := len(b.items)
 		line, n, end, err := r.step()
-		u := unit{items: f.items, line: line, text: n, err: err}
-		f.items = nil
+		u := unit{items: len(b.items) - from, line: line, text: n, err: err}
 		if end && err == nil {
-			batch = append(batch, u)
+			b.units = append(b.units, u)
+			from = len(b.items)
 			u = unit{end: true}
 			u.cut, u.err = r.restore.finishFront()
 			if u.err != nil {
 				u.err = lineError(r.lines, 0, u.err)
 			}
-			u.items, f.items = f.items, nil
+			u.items = len(b.items) - from
 		}
 		u.snapshot = r.snapshot
-		batch = append(batch, u)
-		events += len(u.items)
+		b.units = append(b.units, u)
 		text += u.text
 		last := u.err != nil || u.end
-		if last || batchFull(events, text) {
-			if !f.hand(batch) || last {
+		if last || batchFull(len(b.items), text) {
+			if !f.hand(b) || last {
 				return
 			}
-			batch, events, text = nil, 0, 0
+			f.filling, text = f.newBatch(), 0
 		}
+	}
+}
+
+// newBatch returns an empty batch, reusing a consumed one when it can.
+func (f *frontAhead) newBatch() *unitBatch {
+	select {
+	case b := <-f.free:
+		return b
+	default:
+		return &unitBatch{}
 	}
 }
 
 // hand gives a batch to the back, waiting while behindBatches wait; it
 // reports false once the back has stopped reading.
-func (f *frontAhead) hand(batch []unit) bool {
+func (f *frontAhead) hand(batch *unitBatch) bool {
 	select {
 	case f.units <- batch:
 		return true
@@ -121,26 +140,36 @@ func (f *frontAhead) hand(batch []unit) bool {
 	}
 }
 
-// nextUnit returns the next unit; the front ends with a unit that has an
-// error or is the end, after which nextUnit is not called.
-func (f *frontAhead) nextUnit() unit {
-	for f.next == len(f.cur) {
-		f.cur, f.next = <-f.units, 0
+// nextUnit returns the next unit and its items; the front ends with a unit
+// that has an error or is the end, after which nextUnit is not called. The
+// items are the caller's until the next call.
+func (f *frontAhead) nextUnit() (unit, []stage.Item) {
+	for f.cur == nil || f.next == len(f.cur.units) {
+		if f.cur != nil {
+			clear(f.cur.items)
+			f.cur.items, f.cur.units = f.cur.items[:0], f.cur.units[:0]
+			select {
+			case f.free <- f.cur:
+			default:
+			}
+		}
+		f.cur, f.next, f.nextItem = <-f.units, 0, 0
 	}
-	u := f.cur[f.next]
-	f.cur[f.next] = unit{}
+	u := f.cur.units[f.next]
+	items := f.cur.items[f.nextItem : f.nextItem+u.items]
 	f.next++
-	return u
+	f.nextItem += u.items
+	return u, items
 }
 
 // fillBack is fill for a Reader whose chain is split: it feeds the next
 // unit's items to the stages after the split, then returns the front's
 // error, or finishes the session at its end.
 func (r *Reader) fillBack() error {
-	u := r.front.nextUnit()
+	u, items := r.front.nextUnit()
 	r.text += u.text
 	r.snapshotBack = u.snapshot
-	for _, item := range u.items {
+	for _, item := range items {
 		if err := r.restore.stream.emitBack(item); err != nil {
 			return lineError(r.lines, u.line, err)
 		}
