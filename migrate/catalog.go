@@ -238,16 +238,6 @@ func (r *restore) decodeChecked(row jsonv.Value, c v2.RowCheck) error {
 // then the stages in order, then the artifact check (unless the caller runs
 // it). It returns the current inherited cut.
 func (r *restore) finish() (int64, error) {
-	cut, err := r.finishFront()
-	if err != nil {
-		return 0, err
-	}
-	return r.finishBack(cut)
-}
-
-// finishFront is finish up to the split of the stream: the codec's final
-// checks and the stages before the split. It returns the cut after them.
-func (r *restore) finishFront() (int64, error) {
 	cut, err := r.decoder.Finish(r.entry)
 	if err != nil {
 		return 0, err
@@ -256,16 +246,7 @@ func (r *restore) finishFront() (int64, error) {
 		return 0, session.FormatErrorf("streaming decoder changed its predeclared inherited cut")
 	}
 	if r.stream != nil {
-		return r.stream.finishFront()
-	}
-	return cut, nil
-}
-
-// finishBack is the rest of finish, given finishFront's cut.
-func (r *restore) finishBack(cut int64) (int64, error) {
-	if r.stream != nil {
-		var err error
-		if cut, err = r.stream.finishBack(cut); err != nil {
+		if cut, err = r.stream.Finish(); err != nil {
 			return 0, err
 		}
 	}

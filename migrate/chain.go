@@ -155,11 +155,6 @@ type Stream struct {
 	stages    []chained
 	sourceCut int64
 	entry     stage.Emit
-	// split is the number of stages that run before the hand-off when the
-	// stream is split (splitAfter), len(stages) otherwise; back is the
-	// entry of the stages after it.
-	split int
-	back  stage.Emit
 }
 
 type chained struct {
@@ -177,7 +172,7 @@ func (c *Chain) NewStream(h session.Header, sourceCut int64, sink stage.Emit) (*
 	if err != nil {
 		return nil, err
 	}
-	s := &Stream{sourceCut: sourceCut, stages: make([]chained, len(plan)), split: len(plan)}
+	s := &Stream{sourceCut: sourceCut, stages: make([]chained, len(plan))}
 	cut := sourceCut
 	for i, e := range plan {
 		target, err := advanceHeader(e, h)
@@ -192,21 +187,15 @@ func (c *Chain) NewStream(h session.Header, sourceCut int64, sink stage.Emit) (*
 		h, cut = target, st.HeaderCut()
 	}
 	s.Header = h
-	s.entry = s.link(0, len(s.stages), sink)
-	return s, nil
-}
-
-// link links the contexts of stages from to to-1, from the last back to
-// the first, so that each stage's emit feeds the next one synchronously and
-// the last one's feeds sink; it returns the entry of stage from.
-func (s *Stream) link(from, to int, sink stage.Emit) stage.Emit {
+	// Link the contexts from the last stage back to the first, so that each
+	// stage's emit feeds the next one synchronously.
 	out := func(item stage.Item) error {
 		if err := sink(item); err != nil {
 			return &sinkError{err}
 		}
 		return nil
 	}
-	for i := to - 1; i >= from; i-- {
+	for i := len(s.stages) - 1; i >= 0; i-- {
 		s.stages[i].out = out
 		ch := &s.stages[i]
 		out = func(item stage.Item) error {
@@ -216,58 +205,18 @@ func (s *Stream) link(from, to int, sink stage.Emit) stage.Emit {
 			return nil
 		}
 	}
-	return out
-}
-
-// splitAfter splits the stream after its first n stages, which then emit
-// into hand; the stages after them are fed by EmitBack and finished by
-// FinishBack, which may run on another goroutine than Emit and FinishFront.
-// It must be called before the first item.
-func (s *Stream) splitAfter(n int, hand stage.Emit) {
-	sink := s.stages[len(s.stages)-1].out
-	s.back = s.link(n, len(s.stages), func(item stage.Item) error { return unwrapSink(sink(item)) })
-	s.entry = s.link(0, n, hand)
-	s.split = n
+	s.entry = out
+	return s, nil
 }
 
 // Emit feeds one decoded item to the first stage.
 func (s *Stream) Emit(item stage.Item) error { return unwrapSink(s.entry(item)) }
 
-// emitBack feeds an item the first part of a split stream handed on to the
-// stages after it.
-func (s *Stream) emitBack(item stage.Item) error { return unwrapSink(s.back(item)) }
-
 // Finish finishes the stages in source-to-target order (each may still emit
 // into the stages after it) and returns the target inherited cut.
 func (s *Stream) Finish() (int64, error) {
-	cut, err := s.finishFront()
-	if err != nil {
-		return 0, err
-	}
-	return s.finishBack(cut)
-}
-
-// finishFront finishes the stages before the split, and returns the cut
-// after them.
-func (s *Stream) finishFront() (int64, error) { return s.finishStages(0, s.split, s.sourceCut) }
-
-// finishBack finishes the stages after the split, given the cut before
-// them, and returns the target inherited cut.
-func (s *Stream) finishBack(cut int64) (int64, error) {
-	cut, err := s.finishStages(s.split, len(s.stages), cut)
-	if err != nil {
-		return 0, err
-	}
-	if cut < 0 || cut > maxSafeInteger {
-		return 0, session.FormatErrorf("finished Session inherited event count must be a non-negative safe integer")
-	}
-	return cut, nil
-}
-
-// finishStages finishes stages from to to-1 in order, given the cut before
-// them, and returns the cut after them.
-func (s *Stream) finishStages(from, to int, cut int64) (int64, error) {
-	for i := from; i < to; i++ {
+	cut := s.sourceCut
+	for i := range s.stages {
 		ch := &s.stages[i]
 		got, err := ch.stage.Finish(ch.out)
 		if err != nil {
@@ -277,6 +226,9 @@ func (s *Stream) finishStages(from, to int, cut int64) (int64, error) {
 			return 0, session.FormatErrorf("%s changed its predeclared inherited cut", ch.edge.Name())
 		}
 		cut = got
+	}
+	if cut < 0 || cut > maxSafeInteger {
+		return 0, session.FormatErrorf("finished Session inherited event count must be a non-negative safe integer")
 	}
 	return cut, nil
 }

@@ -32,7 +32,6 @@ func encodeWith(t *testing.T, path string, opts Options, w *failingWriter, behin
 		return encoded{err: err.Error()}
 	}
 	defer src.Close()
-	src.Reader.maySplit = behind
 	if w == nil {
 		w = &failingWriter{failAt: -1}
 	}

@@ -59,14 +59,14 @@ func (a *eventsAhead) run(r *Reader) {
 	for {
 		ev, err := r.nextInline()
 		if err != nil {
-			a.hand(eventBatch{events: batch, err: err, snapshot: r.isSnapshot()})
+			a.hand(eventBatch{events: batch, err: err, snapshot: r.snapshot})
 			return
 		}
 		batch = append(batch, ev)
 		if !batchFull(len(batch), r.text-from) {
 			continue
 		}
-		if !a.hand(eventBatch{events: batch, snapshot: r.isSnapshot()}) {
+		if !a.hand(eventBatch{events: batch, snapshot: r.snapshot}) {
 			return
 		}
 		batch, from = a.newBatch(), r.text

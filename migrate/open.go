@@ -89,7 +89,7 @@ func Open(path string, stdin io.Reader, opts OpenOptions) (*Source, error) {
 	if err == nil {
 		src.Reader, err = startReader(lines, hv, version, opts.Options)
 		if err == nil {
-			src.Reader.mayRunAhead, src.Reader.maySplit = true, true
+			src.Reader.mayRunAhead = true
 		}
 	}
 	if err != nil {

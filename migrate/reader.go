@@ -6,12 +6,9 @@
 //
 // Memory and goroutines: lines are read and parsed a little ahead of the
 // codec on goroutines of their own (about a megabyte of text and its
-// parses). For a v0 session the codec and the v0→v1 stage run on a
-// goroutine of their own, a few batches of items ahead of the later stages
-// (frontAhead). Encode checks, encodes and writes the events a few batches
-// behind the migration on another; a Source's Reader otherwise restores its
-// events a few batches ahead of Next (eventsAhead). Each hand-off holds the
-// events of at most about a megabyte of source text; besides that, a
+// parses), and Encode checks, encodes and writes the events a few batches
+// behind the migration on another (the
+// events of at most about a megabyte of source text); besides that, a
 // session holds its longest row and what its stages remember.
 package migrate
 
@@ -76,12 +73,6 @@ type Reader struct {
 	// goroutine once started.
 	mayRunAhead bool
 	events      *eventsAhead
-	// maySplit says fill may run the codec and the chain's first stages on
-	// a goroutine of their own (see frontAhead); front is that goroutine
-	// once started, and snapshotBack the snapshot form it reported.
-	maySplit     bool
-	front        *frontAhead
-	snapshotBack bool
 }
 
 // NewReader reads the header of the session in lines and returns a Reader of
@@ -179,7 +170,7 @@ func (r *Reader) Next() (session.Event, error) {
 		return r.events.nextEvent(r)
 	}
 	ev, err := r.nextInline()
-	r.Snapshot = r.isSnapshot()
+	r.Snapshot = r.snapshot
 	return ev, err
 }
 
@@ -210,56 +201,34 @@ func (r *Reader) nextInline() (session.Event, error) {
 // of dsh's JSONL row reader: a torn last line is dropped, an unparsable row
 // withholds every later one and is fatal if a turn/end follows.
 func (r *Reader) fill() error {
-	if r.front == nil && r.maySplit && r.ahead == nil {
-		r.startFront()
-	}
-	if r.front != nil {
-		return r.fillBack()
-	}
-	_, text, end, err := r.step()
-	r.text += text
-	if err != nil {
-		return err
-	}
-	if end {
-		return r.finish()
-	}
-	return nil
-}
-
-// step reads the next row and feeds it through the codec and the chain (or
-// the chain's first part, when it is split). It returns the row's line and
-// bytes of text and whether the body ended instead (the file's end, or a torn last
-// line); its errors carry the row's line.
-func (r *Reader) step() (int, int64, bool, error) {
 	if r.ahead == nil {
 		r.ahead = startReadAhead(r.lines, r.restore.checkRow())
 	}
 	line, err := r.ahead.line()
 	if err == io.EOF {
-		return 0, 0, true, nil
+		return r.finish()
 	}
 	if err != nil {
-		return 0, 0, false, err
+		return err
 	}
 	if line.Torn {
 		r.torn = true
-		return 0, 0, true, nil
+		return r.finish()
 	}
-	text := int64(len(line.Text))
+	r.text += int64(len(line.Text))
 	row, err := line.row, line.err
 	if err != nil {
 		if r.issue == nil {
 			r.issue = &jsonl.Error{File: r.lines.Name(), Line: line.Num, Column: syntaxColumn(err),
 				Err: session.Plainf("corrupt session log: row %d is not valid JSON", line.Num-1)}
 		}
-		return line.Num, text, false, nil
+		return nil
 	}
 	if r.issue != nil {
 		if row.Kind() == jsonv.Object && row.Field("type").Text() == "turn/end" {
-			return line.Num, text, false, r.issue
+			return r.issue
 		}
-		return line.Num, text, false, nil
+		return nil
 	}
 	if r.rows == 0 && row.Kind() == jsonv.Object && !row.Has("seq") && !row.Has("time") {
 		r.snapshot = true
@@ -275,9 +244,9 @@ func (r *Reader) step() (int, int64, bool, error) {
 		err = r.restore.decodeRow(row)
 	}
 	if err != nil {
-		return line.Num, text, false, lineError(r.lines, line.Num, err)
+		return lineError(r.lines, line.Num, err)
 	}
-	return line.Num, text, false, nil
+	return nil
 }
 
 func (r *Reader) finish() error {
@@ -323,12 +292,8 @@ func (r *Reader) close() {
 	r.closeLines()
 }
 
-// closeLines stops the chain's first part, when split, and reading lines
-// ahead.
+// closeLines stops reading lines ahead.
 func (r *Reader) closeLines() {
-	if r.front != nil {
-		r.front.close()
-	}
 	if r.ahead != nil {
 		r.ahead.close()
 	}
