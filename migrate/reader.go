@@ -6,10 +6,12 @@
 //
 // Memory and goroutines: lines are read and parsed a little ahead of the
 // codec on goroutines of their own (about a megabyte of text and its
-// parses), and Encode checks, encodes and writes the events a few batches
-// behind the migration on another (the
-// events of at most about a megabyte of source text); besides that, a
-// session holds its longest row and what its stages remember.
+// parses). Encode checks, encodes and writes the events a few batches
+// behind the migration on another; otherwise a Source's Reader restores
+// its events a few batches ahead of Next on another (eventsAhead). Either
+// hand-off holds the events of at most about a megabyte of source text;
+// besides that, a session holds its longest row and what its stages
+// remember.
 package migrate
 
 import (
