@@ -234,13 +234,6 @@ func (r *restore) decodeChecked(row jsonv.Value, c v2.RowCheck) error {
 	return r.decoder.(rowChecker).DecodeChecked(row, c, r.entry)
 }
 
-// eventsMayMoveOn reports whether the restored events may be looked into by
-// another goroutine as soon as they are handed on: no codec or stage on
-// the way looks into an event again after emitting it. The v1→v2 stage
-// does (it reads the previous row when the next one comes), so a session
-// stored before v2 may not.
-func (r *restore) eventsMayMoveOn() bool { return r.SourceVersion >= 2 }
-
 // finish ends the restore as dsh's catalog does: the codec's final checks,
 // then the stages in order, then the artifact check (unless the caller runs
 // it). It returns the current inherited cut.

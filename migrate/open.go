@@ -88,6 +88,9 @@ func Open(path string, stdin io.Reader, opts OpenOptions) (*Source, error) {
 	}
 	if err == nil {
 		src.Reader, err = startReader(lines, hv, version, opts.Options)
+		if err == nil {
+			src.Reader.mayRunAhead = true
+		}
 	}
 	if err != nil {
 		src.Close()

@@ -6,10 +6,12 @@
 //
 // Memory and goroutines: lines are read and parsed a little ahead of the
 // codec on goroutines of their own (about a megabyte of text and its
-// parses), and Encode checks, encodes and writes the events of a session
-// stored from v2 on a few batches behind the migration on another (the
-// events of at most about a megabyte of source text); besides that, a
-// session holds its longest row and what its stages remember.
+// parses). Encode checks, encodes and writes the events a few batches
+// behind the migration on another; otherwise a Source's Reader restores
+// its events a few batches ahead of Next on another (eventsAhead). Either
+// hand-off holds the events of at most about a megabyte of source text;
+// besides that, a session holds its longest row and what its stages
+// remember.
 package migrate
 
 import (
@@ -66,6 +68,13 @@ type Reader struct {
 	done    bool
 	rows    int64 // body rows seen, for snapshot restoration
 	text    int64 // bytes of body text read
+	// snapshot is Snapshot as the restore knows it; Next publishes it.
+	snapshot bool
+	// mayRunAhead says Next may run the restore ahead on a goroutine of its
+	// own (the Reader of a Source, which close stops); events is that
+	// goroutine once started.
+	mayRunAhead bool
+	events      *eventsAhead
 }
 
 // NewReader reads the header of the session in lines and returns a Reader of
@@ -151,7 +160,24 @@ func (r *Reader) collect(ev session.Event) error {
 // Next returns the next event, or io.EOF after the last one. Errors carry
 // the file and line. An event is handed out before the checks that need the
 // whole session have run: a refusal of the artifact comes instead of io.EOF.
+//
+// The Reader of a Source restores its events a few batches ahead of Next on
+// a goroutine of its own (see eventsAhead); the events and the error are
+// the same.
 func (r *Reader) Next() (session.Event, error) {
+	if r.events == nil && r.mayRunAhead && !r.restore.checkElsewhere && r.ahead == nil && !r.done {
+		r.events = startEventsAhead(r)
+	}
+	if r.events != nil {
+		return r.events.nextEvent(r)
+	}
+	ev, err := r.nextInline()
+	r.Snapshot = r.snapshot
+	return ev, err
+}
+
+// nextInline is Next on the caller's goroutine.
+func (r *Reader) nextInline() (session.Event, error) {
 	for r.next == len(r.pending) {
 		if r.done {
 			return session.Event{}, io.EOF
@@ -160,11 +186,11 @@ func (r *Reader) Next() (session.Event, error) {
 		if err := r.fill(); err != nil {
 			r.done = true
 			r.pending = r.pending[:0]
-			r.close()
+			r.closeLines()
 			return session.Event{}, err
 		}
 		if r.done {
-			r.close()
+			r.closeLines()
 		}
 	}
 	ev := r.pending[r.next]
@@ -207,11 +233,11 @@ func (r *Reader) fill() error {
 		return nil
 	}
 	if r.rows == 0 && row.Kind() == jsonv.Object && !row.Has("seq") && !row.Has("time") {
-		r.Snapshot = true
+		r.snapshot = true
 	}
 	r.rows++
 	switch {
-	case r.Snapshot:
+	case r.snapshot:
 		// The checks made ahead were of the row as stored.
 		err = r.restore.decodeRow(restoreSnapshotRow(row, r.rows-1, r.restore.Header.CreatedAt))
 	case line.checked:
@@ -236,13 +262,14 @@ func (r *Reader) finish() error {
 }
 
 // takeCheck takes the artifact check over from a Reader that has not
-// handed out any event yet, when its events may be looked into on another
-// goroutine (see restore.eventsMayMoveOn): the caller must then give the
-// check every event Next returns, in order, and call judge once Next has
-// returned io.EOF and the check has seen them all. It reports false, and
-// keeps the check, otherwise.
+// handed out any event yet (and so does not run ahead): the caller must then give the check every event
+// Next returns, in order, and call judge once Next has returned io.EOF and
+// the check has seen them all. It reports false, and keeps the check,
+// otherwise. An event Next returns may be looked into on another goroutine
+// at once: no codec or stage looks into an event, or keeps one, after
+// emitting it.
 func (r *Reader) takeCheck() (validator, bool) {
-	if r.ahead != nil || r.done || !r.restore.eventsMayMoveOn() {
+	if r.ahead != nil || r.done || r.events != nil {
 		return nil, false
 	}
 	r.restore.checkElsewhere = true
@@ -258,8 +285,17 @@ func (r *Reader) judge() error {
 	return nil
 }
 
-// close stops reading ahead; the Reader returns no further line.
+// close stops restoring and reading ahead; the Reader returns no further
+// line.
 func (r *Reader) close() {
+	if r.events != nil {
+		r.events.close()
+	}
+	r.closeLines()
+}
+
+// closeLines stops reading lines ahead.
+func (r *Reader) closeLines() {
 	if r.ahead != nil {
 		r.ahead.close()
 	}

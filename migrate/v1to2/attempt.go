@@ -98,7 +98,7 @@ func (s *edgeStage) transformChunk(ev source, emit stage.Emit) error {
 // expanding it. dsh checks only the run's own seqs against the cut, and a
 // packed row never ends an attempt.
 func (s *edgeStage) transformRun(run ChunkRun, emit stage.Emit) error {
-	s.previous, s.hasPrevious = jsonv.Value{}, false
+	s.previousSplice = false
 	s.lastTime = defined(jsonv.IntValue(run.LastTime()))
 	if err := s.join(defined(jsonv.IntValue(run.Turn())), defined(jsonv.IntValue(run.Step())), emit); err != nil {
 		return err

@@ -23,11 +23,15 @@ type edgeStage struct {
 	seqs      seqMap
 
 	// The legacy turn observation that detects an interrupted turn.
-	turnOpen    bool
-	openTurn    jsonv.Value // data.turn of the open turn
-	stepOpen    bool
-	previous    jsonv.Value // the row of the last observed event
-	hasPrevious bool        // false before any event and after a packed run
+	turnOpen bool
+	openTurn jsonv.Value // data.turn of the open turn
+	stepOpen bool
+	// previousSplice says the last observed event is an inbox splice into
+	// the next turn with something inserted (false before any event and
+	// after a packed run). It is read off the event as it goes by: an
+	// emitted row is never looked into again, so that it may move on to
+	// another goroutine at once.
+	previousSplice bool
 
 	pending   *attempt
 	targetSeq int64
@@ -109,7 +113,7 @@ func (s *edgeStage) transformEvent(row jsonv.Value, emit stage.Emit) error {
 		return err
 	}
 	ev := source{row: row, typ: typ, seq: seq, time: member(row, "time"), data: data}
-	s.observe(typ, row, data)
+	s.observe(typ, data)
 	s.lastTime = ev.time
 	if isInterrupted {
 		if err := s.finishAttempt(emit); err != nil {
@@ -191,19 +195,22 @@ func checkChunkEnvelope(row jsonv.Value, seq int64) error {
 // next-turn inbox splice while the prior turn is still open between steps,
 // the legacy form of an interrupted turn.
 func (s *edgeStage) interruptsTurn(typ string, data jsonv.Value) bool {
-	if typ != "turn/start" || !s.turnOpen || s.stepOpen || !s.hasPrevious {
+	if typ != "turn/start" || !s.turnOpen || s.stepOpen || !s.previousSplice {
 		return false
 	}
 	open, _ := s.openTurn.Number()
-	if turn, ok := data.Field("turn").Number(); !ok || turn != open+1 {
+	turn, ok := data.Field("turn").Number()
+	return ok && turn == open+1
+}
+
+// splicesNextTurn reports whether an event of type typ with data is an
+// inbox splice into the next turn that inserted something.
+func splicesNextTurn(typ string, data jsonv.Value) bool {
+	if typ != "agent/inbox/spliced" {
 		return false
 	}
-	if s.previous.Field("type").Text() != "agent/inbox/spliced" {
-		return false
-	}
-	splice := s.previous.Field("data")
-	inserted := splice.Field("inserted")
-	return splice.Field("target").Text() == "next-turn" && inserted.Kind() == jsonv.Array && inserted.Len() > 0
+	inserted := data.Field("inserted")
+	return data.Field("target").Text() == "next-turn" && inserted.Kind() == jsonv.Array && inserted.Len() > 0
 }
 
 // interruptedEnd is the data of the turn/end that closes turn as
@@ -216,7 +223,7 @@ func interruptedEnd(turn jsonv.Value) jsonv.Value {
 }
 
 // observe follows turns and steps for interruptsTurn.
-func (s *edgeStage) observe(typ string, row, data jsonv.Value) {
+func (s *edgeStage) observe(typ string, data jsonv.Value) {
 	switch typ {
 	case "turn/start":
 		s.turnOpen, s.openTurn, s.stepOpen = true, data.Field("turn"), false
@@ -227,7 +234,7 @@ func (s *edgeStage) observe(typ string, row, data jsonv.Value) {
 	case "step/end":
 		s.stepOpen = false
 	}
-	s.previous, s.hasPrevious = row, true
+	s.previousSplice = splicesNextTurn(typ, data)
 }
 
 // checkDeliveryMarker refuses a v1 delivery marker of this very generation
