@@ -48,14 +48,7 @@ func encodeWith(t *testing.T, path string, opts Options, w *failingWriter, behin
 // same error. Under -race it also shows that no codec or stage looks into
 // an event after handing it on.
 func TestEncodeBehindAgrees(t *testing.T) {
-	var files []string
-	for _, pattern := range []string{"*/*/*.jsonl", "*/*/*/*.jsonl", "*/*.jsonl"} {
-		found, err := filepath.Glob(filepath.Join(corpus, pattern))
-		if err != nil {
-			t.Fatal(err)
-		}
-		files = append(files, found...)
-	}
+	files := corpusSessions(t)
 	behind := 0
 	for _, f := range files {
 		if _, _, err := readHeaderFile(f); err != nil {
@@ -243,4 +236,19 @@ func TestTakeCheck(t *testing.T) {
 		}
 		src.Close()
 	}
+}
+
+// corpusSessions returns every session file of the corpus, at any depth the
+// corpus nests them.
+func corpusSessions(t *testing.T) []string {
+	t.Helper()
+	var files []string
+	for _, pattern := range []string{"*/*/*.jsonl", "*/*/*/*.jsonl", "*/*.jsonl"} {
+		found, err := filepath.Glob(filepath.Join(corpus, pattern))
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, found...)
+	}
+	return files
 }

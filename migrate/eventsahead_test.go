@@ -62,14 +62,7 @@ func readWith(t *testing.T, path string, opts Options, ahead bool) readOut {
 // modes, and requires the same events, counts, error, cut, torn tail,
 // snapshot form and recovery issue.
 func TestEventsAheadAgrees(t *testing.T) {
-	var files []string
-	for _, pattern := range []string{"*/*/*.jsonl", "*/*/*/*.jsonl", "*/*.jsonl"} {
-		found, err := filepath.Glob(filepath.Join(corpus, pattern))
-		if err != nil {
-			t.Fatal(err)
-		}
-		files = append(files, found...)
-	}
+	files := corpusSessions(t)
 	compared, failed := 0, 0
 	for _, f := range files {
 		for _, recovery := range []v2.Recovery{v2.Recoverable, v2.Strict} {
