@@ -125,7 +125,7 @@ const (
 // further, so that an earlier write error is still the one returned.
 func encodeBehind(w io.Writer, r *Reader, header []byte, check validator) (Written, error) {
 	b := startBehind(&encoder{w: w, buf: header, check: check})
-	batch, from := b.newBatch(), r.text
+	batch, from := b.free.get(), r.text
 	for {
 		ev, err := r.Next()
 		if err == io.EOF {
@@ -145,7 +145,7 @@ func encodeBehind(w io.Writer, r *Reader, header []byte, check validator) (Writt
 			err := b.close(nil)
 			return b.enc.out, err
 		}
-		batch, from = b.newBatch(), r.text
+		batch, from = b.free.get(), r.text
 	}
 	if err := b.close(batch); err != nil {
 		return b.enc.out, err
@@ -162,12 +162,38 @@ func batchFull(events int, text int64) bool {
 	return events >= behindEvents || text >= behindBytes
 }
 
+// batchPool recycles the event batches a producer hands to a consumer on
+// another goroutine, so that a long session reuses a few slices.
+type batchPool chan []session.Event
+
+// newBatchPool returns a pool that holds the batches in flight and the two in hand.
+func newBatchPool() batchPool { return make(batchPool, behindBatches+2) }
+
+// get returns an empty batch, a recycled one when there is one.
+func (p batchPool) get() []session.Event {
+	select {
+	case batch := <-p:
+		return batch
+	default:
+		return make([]session.Event, 0, 64)
+	}
+}
+
+// put recycles a consumed batch, dropping its events.
+func (p batchPool) put(batch []session.Event) {
+	clear(batch)
+	select {
+	case p <- batch[:0]:
+	default:
+	}
+}
+
 // behind runs an encoder on a goroutine of its own. Until close returns,
 // the encoder belongs to that goroutine.
 type behind struct {
 	enc     *encoder
 	batches chan []session.Event
-	free    chan []session.Event
+	free    batchPool
 	failed  chan struct{} // closed when a write fails
 	done    chan struct{} // closed when the goroutine returns
 	err     error         // the failed write's error; read after done
@@ -177,7 +203,7 @@ func startBehind(enc *encoder) *behind {
 	b := &behind{
 		enc:     enc,
 		batches: make(chan []session.Event, behindBatches),
-		free:    make(chan []session.Event, behindBatches+2),
+		free:    newBatchPool(),
 		failed:  make(chan struct{}),
 		done:    make(chan struct{}),
 	}
@@ -196,21 +222,7 @@ func (b *behind) run() {
 				return
 			}
 		}
-		clear(batch)
-		select {
-		case b.free <- batch[:0]:
-		default:
-		}
-	}
-}
-
-// newBatch returns an empty batch, reusing a finished one when it can.
-func (b *behind) newBatch() []session.Event {
-	select {
-	case batch := <-b.free:
-		return batch
-	default:
-		return make([]session.Event, 0, 64)
+		b.free.put(batch)
 	}
 }
 

@@ -21,7 +21,7 @@ import (
 // hand.
 type eventsAhead struct {
 	batches chan eventBatch
-	free    chan []session.Event
+	free    batchPool
 	stop    chan struct{} // closed when the caller stops reading
 	done    chan struct{} // closed when the goroutine returns
 
@@ -43,7 +43,7 @@ type eventBatch struct {
 func startEventsAhead(r *Reader) *eventsAhead {
 	a := &eventsAhead{
 		batches: make(chan eventBatch, behindBatches),
-		free:    make(chan []session.Event, behindBatches+2),
+		free:    newBatchPool(),
 		stop:    make(chan struct{}),
 		done:    make(chan struct{}),
 	}
@@ -55,7 +55,7 @@ func startEventsAhead(r *Reader) *eventsAhead {
 // restore ends or the caller stops reading.
 func (a *eventsAhead) run(r *Reader) {
 	defer close(a.done)
-	batch, from := a.newBatch(), r.text
+	batch, from := a.free.get(), r.text
 	for {
 		ev, err := r.nextInline()
 		if err != nil {
@@ -69,17 +69,7 @@ func (a *eventsAhead) run(r *Reader) {
 		if !a.hand(eventBatch{events: batch, snapshot: r.snapshot}) {
 			return
 		}
-		batch, from = a.newBatch(), r.text
-	}
-}
-
-// newBatch returns an empty batch, reusing a consumed one when it can.
-func (a *eventsAhead) newBatch() []session.Event {
-	select {
-	case batch := <-a.free:
-		return batch
-	default:
-		return make([]session.Event, 0, 64)
+		batch, from = a.free.get(), r.text
 	}
 }
 
@@ -102,10 +92,7 @@ func (a *eventsAhead) nextEvent(r *Reader) (session.Event, error) {
 			return session.Event{}, err
 		}
 		if a.cur.events != nil {
-			select {
-			case a.free <- a.cur.events[:0]:
-			default:
-			}
+			a.free.put(a.cur.events)
 		}
 		a.cur, a.next = <-a.batches, 0
 		r.Snapshot = a.cur.snapshot
