@@ -1,3 +1,5 @@
+//go:build linux
+
 // Command migrate benchmarks dshlog's verbs at scale and prints one table.
 //
 // It generates the three recipes of bench/gen/README.md (a v0 rows-heavy,
@@ -22,6 +24,9 @@
 // bench/gen/README.md). The last column names every target a row misses:
 // migrate at least 10× faster than jq, the other verbs 6×, growth at most
 // 1.07, RSS within budget.
+//
+// It runs on Linux only: peak RSS comes from getrusage, whose unit is
+// kilobytes there.
 package main
 
 import (

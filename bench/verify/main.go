@@ -1,3 +1,5 @@
+//go:build linux
+
 // Command verify benchmarks dshlog verify as a CI gate over session trees
 // it generates into a temporary directory (removed afterwards): a store of
 // -small small sessions (a corpus session copied into a directory each, as
@@ -7,6 +9,9 @@
 // times and reports, from the medians, files/s and MB/s (wall time), the
 // CPU time (user+sys) and the peak RSS, and the per-file overhead: the CPU
 // time a small file costs beyond its bytes at the large tree's CPU rate.
+//
+// It runs on Linux only: peak RSS comes from getrusage, whose unit is
+// kilobytes there.
 package main
 
 import (
