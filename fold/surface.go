@@ -112,7 +112,7 @@ func (f *Fold) planReplace(ev session.Event, op session.SurfaceOp) (plan, error)
 func (f *Fold) commit(ev session.Event, p plan) {
 	switch p.kind {
 	case planAppend:
-		n := newNode(ev)
+		n := f.newNode(ev)
 		f.nodes = append(f.nodes, n)
 		if n.Visible {
 			f.visible++
@@ -125,7 +125,7 @@ func (f *Fold) commit(ev session.Event, p plan) {
 				f.visible--
 			}
 		}
-		n := newNode(ev)
+		n := f.newNode(ev)
 		if n.Visible {
 			f.visible++
 		}
@@ -141,6 +141,9 @@ func (f *Fold) commit(ev session.Event, p plan) {
 		for _, pm := range p.projected {
 			i := f.indexOf(pm.seq)
 			f.nodes[i].Message = pm.message
+			if f.summarize != nil {
+				f.nodes[i].Summary = f.summarize(f.nodes[i].Type, pm.message)
+			}
 		}
 		f.contentGeneration++
 	}
@@ -162,8 +165,10 @@ func (f *Fold) indexOf(seq int64) int {
 // content is empty. Everything is read from the row first; the node then
 // keeps its own undecoded copy of the message bytes (and, for a tool
 // result, of its data without content, all the rewrite guard compares), so
-// the row, an assistant's embedded stream included, can be dropped.
-func newNode(ev session.Event) Node {
+// the row, an assistant's embedded stream included, can be dropped. A fold
+// that summarizes keeps the summary instead of the copy, unless the
+// message holds an image block.
+func (f *Fold) newNode(ev session.Event) Node {
 	data := ev.Data()
 	n := Node{Seq: ev.Seq, Type: ev.Type}
 	message := data.Field("message")
@@ -178,8 +183,44 @@ func newNode(ev session.Event) Node {
 	if ev.Type != typeUser && ev.Type != typeToolResult && hasEmptyLength(message.Field("content")) {
 		n.Visible = false
 	}
+	n.Role = ownRole(message.Field("role").Text())
+	if f.summarize != nil {
+		n.Summary = f.summarize(ev.Type, message)
+		if !hasImageBlock(message) {
+			return n // no projection can target it: offloadImages finds no image in null
+		}
+	}
 	n.Message = jsonv.Detach(message)
 	return n
+}
+
+// ownRole returns role as a string of the fold's own: one of dsh's roles
+// as a constant, another as a copy, never a string sharing the row's text.
+func ownRole(role string) string {
+	switch role {
+	case "system":
+		return "system"
+	case "developer":
+		return "developer"
+	case "user":
+		return "user"
+	case "assistant":
+		return "assistant"
+	case "tool":
+		return "tool"
+	}
+	return strings.Clone(role)
+}
+
+// hasImageBlock reports whether a message's content holds a block of type
+// image, which an image/offload projection may rewrite.
+func hasImageBlock(message jsonv.Value) bool {
+	for _, block := range message.Field("content").Elements() {
+		if block.Field("type").Text() == "image" {
+			return true
+		}
+	}
+	return false
 }
 
 // hasEmptyLength reports whether JavaScript's v.length === 0 holds: an empty
