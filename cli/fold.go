@@ -313,7 +313,7 @@ func messagePreview(typ string, message jsonv.Value) string {
 // nodePreview is a node's preview (the summary the fold kept), marking a
 // node that adds no message and one that replaced others.
 func nodePreview(n fold.Node, replaced map[int64]fold.Replacement) string {
-	preview := n.Summary
+	preview := n.Summary()
 	if !n.Visible {
 		preview += " (empty: adds no message)"
 	}

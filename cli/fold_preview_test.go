@@ -33,8 +33,8 @@ func TestSurfacePreviews(t *testing.T) {
 				}
 				for i, n := range summarizing.Surface() {
 					kept := whole.Surface()[i]
-					if want := messagePreview(kept.Type, kept.Message); n.Summary != want {
-						t.Fatalf("node %d: preview %q, want %q", n.Seq, n.Summary, want)
+					if want := messagePreview(kept.Type, kept.Message); n.Summary() != want {
+						t.Fatalf("node %d: preview %q, want %q", n.Seq, n.Summary(), want)
 					}
 				}
 				var roles []string

@@ -103,24 +103,63 @@ func (f *Fold) WorkingDirectory(headerCwd *string) (cwd string, seq int64, ok bo
 type Node struct {
 	Seq  int64
 	Type string
-	// Role is the text of the message's role ("" when it is not a string).
-	Role string
 	// Message is the node's message (after any image/offload projection).
 	// A fold that summarizes (Summarize) keeps it only for a node holding
 	// an image block, which a projection may rewrite; elsewhere it is null.
 	Message jsonv.Value
-	// Summary is what the summarize function of a fold that summarizes
-	// returned for the message; "" in a fold that does not.
-	Summary string
 	// Visible is false when the node projects to nothing: an empty system,
 	// developer or assistant message keeps its surface position but adds no
 	// message to the model's view.
 	Visible bool
+	role    role // the message's role: one of dsh's, or in more.role
+	// more holds what only some nodes have; nil for most. A pointer, so
+	// that the other nodes pay 8 bytes for it.
+	more *nodeMore
+}
+
+// nodeMore is the part of a node only some nodes have.
+type nodeMore struct {
 	// toolRest is a tool/result node's data with message.content nulled,
 	// as JSON text: what a rewrite of it must keep, parsed only when a
-	// rewrite comes. A pointer, set on tool/result nodes only, so that the
-	// other nodes pay 8 bytes for it, not 24.
-	toolRest *[]byte
+	// rewrite comes.
+	toolRest []byte
+	summary  string // a summarizing fold's summary of the message
+	role     string // a role other than dsh's
+}
+
+// role is a message's role: one of dsh's five, none (not a string, or
+// empty), or another, which the node keeps as text.
+type role uint8
+
+const (
+	roleNone role = iota
+	roleSystem
+	roleDeveloper
+	roleUser
+	roleAssistant
+	roleTool
+	roleOther
+)
+
+// roleNames are the texts of dsh's roles.
+var roleNames = [...]string{roleNone: "", roleSystem: "system", roleDeveloper: "developer",
+	roleUser: "user", roleAssistant: "assistant", roleTool: "tool"}
+
+// Role returns the text of the message's role ("" when it is not a string).
+func (n Node) Role() string {
+	if n.role == roleOther {
+		return n.more.role
+	}
+	return roleNames[n.role]
+}
+
+// Summary returns what the summarize function of a fold that summarizes
+// returned for the node's message; "" in a fold that does not.
+func (n Node) Summary() string {
+	if n.more == nil {
+		return ""
+	}
+	return n.more.summary
 }
 
 // Replacement records one committed replace: the event that made it, the
@@ -177,7 +216,7 @@ func (f *Fold) Roles() []string {
 	roles := make([]string, 0, f.visible)
 	for _, n := range f.nodes {
 		if n.Visible {
-			roles = append(roles, n.Role)
+			roles = append(roles, n.Role())
 		}
 	}
 	return roles

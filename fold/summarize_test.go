@@ -60,8 +60,8 @@ func TestSummarizeAgrees(t *testing.T) {
 			}
 			for i, n := range summarizing.Surface() {
 				kept := whole.Surface()[i]
-				if n.Summary != kept.Message.String() {
-					t.Errorf("node %d: summary %s, want %s", n.Seq, n.Summary, kept.Message)
+				if n.Summary() != kept.Message.String() {
+					t.Errorf("node %d: summary %s, want %s", n.Seq, n.Summary(), kept.Message)
 				}
 				if n.Message.Kind() != jsonv.Null && n.Message.String() != kept.Message.String() {
 					t.Errorf("node %d: kept message %s, want %s", n.Seq, n.Message, kept.Message)

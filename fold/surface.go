@@ -142,7 +142,7 @@ func (f *Fold) commit(ev session.Event, p plan) {
 			i := f.indexOf(pm.seq)
 			f.nodes[i].Message = pm.message
 			if f.summarize != nil {
-				f.nodes[i].Summary = f.summarize(f.nodes[i].Type, pm.message)
+				f.nodes[i].setSummary(f.summarize(f.nodes[i].Type, pm.message))
 			}
 		}
 		f.contentGeneration++
@@ -176,16 +176,15 @@ func (f *Fold) newNode(ev session.Event) Node {
 	case typeUser:
 		message = data
 	case typeToolResult:
-		rest := appendWithoutContent(make([]byte, 0, 256), data)
-		n.toolRest = &rest
+		n.more = &nodeMore{toolRest: appendWithoutContent(make([]byte, 0, 256), data)}
 	}
 	n.Visible = truthy(message)
 	if ev.Type != typeUser && ev.Type != typeToolResult && hasEmptyLength(message.Field("content")) {
 		n.Visible = false
 	}
-	n.Role = ownRole(message.Field("role").Text())
+	n.setRole(message.Field("role").Text())
 	if f.summarize != nil {
-		n.Summary = f.summarize(ev.Type, message)
+		n.setSummary(f.summarize(ev.Type, message))
 		if !hasImageBlock(message) {
 			return n // no projection can target it: offloadImages finds no image in null
 		}
@@ -194,22 +193,26 @@ func (f *Fold) newNode(ev session.Event) Node {
 	return n
 }
 
-// ownRole returns role as a string of the fold's own: one of dsh's roles
-// as a constant, another as a copy, never a string sharing the row's text.
-func ownRole(role string) string {
-	switch role {
-	case "system":
-		return "system"
-	case "developer":
-		return "developer"
-	case "user":
-		return "user"
-	case "assistant":
-		return "assistant"
-	case "tool":
-		return "tool"
+// setRole sets the node's role: one of dsh's by its code, another as a
+// copy of its own, never a string sharing the row's text.
+func (n *Node) setRole(text string) {
+	if i := slices.Index(roleNames[:], text); i >= 0 {
+		n.role = role(i)
+		return
 	}
-	return strings.Clone(role)
+	n.role = roleOther
+	n.ensureMore().role = strings.Clone(text)
+}
+
+// setSummary sets the node's summary.
+func (n *Node) setSummary(summary string) { n.ensureMore().summary = summary }
+
+// ensureMore returns the node's nodeMore, making it when there is none.
+func (n *Node) ensureMore() *nodeMore {
+	if n.more == nil {
+		n.more = &nodeMore{}
+	}
+	return n.more
 }
 
 // hasImageBlock reports whether a message's content holds a block of type
@@ -374,7 +377,7 @@ func checkToolResultRewrite(ev session.Event, shadowed []Node) error {
 	if original.Type != typeToolResult {
 		return refusef("tool/result surface replacement must target a current tool/result")
 	}
-	rest, err := jsonv.Parse(*original.toolRest)
+	rest, err := jsonv.Parse(original.more.toolRest)
 	if err != nil { // cannot happen: the text is jsonv's own encoding
 		return refusef("tool/result surface replacement may change only content")
 	}
