@@ -55,6 +55,8 @@ type Fold struct {
 	turn          turnState
 	settlements   int
 
+	scratch []byte // where a tool result's data without content is written
+
 	// summarize, when set, makes each node keep its summary in place of
 	// its message (Summarize).
 	summarize func(typ string, message jsonv.Value) string

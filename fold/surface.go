@@ -1,6 +1,7 @@
 package fold
 
 import (
+	"bytes"
 	"slices"
 	"strconv"
 	"strings"
@@ -176,7 +177,10 @@ func (f *Fold) newNode(ev session.Event) Node {
 	case typeUser:
 		message = data
 	case typeToolResult:
-		n.more = &nodeMore{toolRest: appendWithoutContent(make([]byte, 0, 256), data)}
+		// Written where the last one was, then copied: one allocation of
+		// the exact size, however long the data.
+		f.scratch = appendWithoutContent(f.scratch[:0], data)
+		n.more = &nodeMore{toolRest: bytes.Clone(f.scratch)}
 	}
 	n.Visible = truthy(message)
 	if ev.Type != typeUser && ev.Type != typeToolResult && hasEmptyLength(message.Field("content")) {
