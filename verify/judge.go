@@ -24,7 +24,8 @@ type judge struct {
 	loading bool
 	lastSeq int64
 
-	prev        *request // the previous settlement's request
+	prev        *request // the previous settlement's request: &last, or nil
+	last        request  // where prev points, so that a settlement allocates nothing
 	since       since    // what happened since the previous settlement
 	endSeedSeen bool
 	chain       Chain
@@ -228,7 +229,8 @@ func (j *judge) settlement(req request, hadHeader bool) {
 	if j.prev != nil {
 		j.link(j.prev, req)
 	}
-	j.prev = &req
+	j.last = req
+	j.prev = &j.last
 	j.since = nothingSince
 }
 
