@@ -208,8 +208,13 @@ func (n *Node) setRole(text string) {
 	n.ensureMore().role = strings.Clone(text)
 }
 
-// setSummary sets the node's summary.
-func (n *Node) setSummary(summary string) { n.ensureMore().summary = summary }
+// setSummary sets the node's summary; an empty one needs no nodeMore.
+func (n *Node) setSummary(summary string) {
+	if summary == "" && n.more == nil {
+		return
+	}
+	n.ensureMore().summary = summary
+}
 
 // ensureMore returns the node's nodeMore, making it when there is none.
 func (n *Node) ensureMore() *nodeMore {
@@ -220,10 +225,16 @@ func (n *Node) ensureMore() *nodeMore {
 }
 
 // hasImageBlock reports whether a message's content holds a block of type
-// image, which an image/offload projection may rewrite.
+// image, which an image/offload projection may rewrite. A content whose
+// text quotes no "image" has none; the others' blocks are looked at
+// without decoding them.
 func hasImageBlock(message jsonv.Value) bool {
-	for _, block := range message.Field("content").Elements() {
-		if block.Field("type").Text() == "image" {
+	content := message.Field("content")
+	if !content.MayHoldString("image") {
+		return false
+	}
+	for _, block := range content.Elements() {
+		if typ, _ := block.Peek("type"); typ.Text() == "image" {
 			return true
 		}
 	}
