@@ -462,7 +462,8 @@ func interruptedProblem(content jsonv.Value) string {
 // the closers' reasons: interrupted only from crash repair, forked only in
 // a fork child's seed (W16). closer says the event is a forked closer.
 func (j *judge) turnEnd(ev session.Event, closer bool) {
-	kind := ev.Data().Field("reason").Field("kind").Text()
+	reasonKind, _ := ev.Data().PeekPath("reason", "kind") // Peek: the reason is not decoded for its kind
+	kind := reasonKind.Text()
 	switch {
 	case kind == "interrupted":
 		j.crashEnd = ev.Seq
