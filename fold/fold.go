@@ -73,7 +73,7 @@ func NewWith(v *vocab.Vocabulary) *Fold {
 }
 
 // Summarize makes the fold keep, for each node, summarize(type, message)
-// in Node.Summary instead of the message itself, which it then keeps only
+// (its Summary) instead of the message itself, which it then keeps only
 // where an image/offload projection may need it (a node holding an image
 // block; its summary is made again after a projection). A fold that
 // summarizes holds one summary per node instead of the surface's messages:
