@@ -7,14 +7,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"runtime"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
-	"github.com/dshlog/dshlog/codec/v2"
-	"github.com/dshlog/dshlog/codec/v4"
+	v2 "github.com/dshlog/dshlog/codec/v2"
+	v4 "github.com/dshlog/dshlog/codec/v4"
 	"github.com/dshlog/dshlog/fold"
 	"github.com/dshlog/dshlog/inspect"
 	"github.com/dshlog/dshlog/jsonv"
@@ -134,6 +133,13 @@ func runFold(opts foldOptions, s *streams) error {
 		return printRequest(events, opts, s)
 	}
 	f := fold.NewWith(v)
+	// What is printed of a message is its preview, made as the event is
+	// folded: the fold keeps no message it will not print.
+	summarize := func(string, jsonv.Value) string { return "" }
+	if opts.surface && !opts.json {
+		summarize = messagePreview
+	}
+	f.Summarize(summarize)
 	warner := unknownWarner{s: s, file: events.name, vocab: v}
 	var refused error
 	readErr := events.each(s, func(ev session.Event) error {
@@ -242,7 +248,7 @@ func printFoldSummary(w io.Writer, h session.Header, f *fold.Fold, surface bool)
 		return err
 	}
 	fmt.Fprintf(&b, "nodes: %s\n", joinSeqs(f.Nodes(), " "))
-	fmt.Fprintf(&b, "roles: %s\n\n", strings.Join(messageRoles(f.Messages()), " "))
+	fmt.Fprintf(&b, "roles: %s\n\n", strings.Join(f.Roles(), " "))
 	if _, err := io.WriteString(w, b.String()); err != nil {
 		return err
 	}
@@ -271,9 +277,9 @@ func tailState(closers []session.Event) string {
 }
 
 // printNodes prints one line per surface node: seq, type and a preview of
-// its message. The padded columns' widths come first, from the nodes, so
-// that each line is written as its preview is made: a long surface's table
-// is never held whole.
+// its message, from the summary the fold kept (messagePreview). The padded
+// columns' widths come first, from the nodes, so that each line is written
+// as it is made: a long surface's table is never held whole.
 func printNodes(w io.Writer, f *fold.Fold) error {
 	replaced := map[int64]fold.Replacement{}
 	for _, r := range f.Replacements() {
@@ -287,79 +293,27 @@ func printNodes(w io.Writer, f *fold.Fold) error {
 	}
 	t := table{w: bufio.NewWriterSize(w, outputBuffer), widths: widths, right: right}
 	t.row(header)
-	eachPreview(f.Surface(), replaced, func(n fold.Node, preview string) {
-		t.row([]string{itoa(n.Seq), n.Type, preview})
-	})
+	for _, n := range f.Surface() {
+		t.row([]string{itoa(n.Seq), n.Type, nodePreview(n, replaced)})
+	}
 	return t.w.Flush()
 }
 
-// previewChunk is how many nodes one goroutine previews at a time.
-const previewChunk = 256
-
-// eachPreview calls visit with every node and its preview, in surface
-// order. A long surface's previews are made ahead on up to GOMAXPROCS
-// goroutines, a chunk of nodes each, at most two chunks per goroutine ahead
-// of visit: the table costs its time divided among the cores, and memory
-// for a few chunks of previews, never all of them. Each node is previewed
-// by one goroutine only, and the fold is not changing.
-func eachPreview(nodes []fold.Node, replaced map[int64]fold.Replacement, visit func(fold.Node, string)) {
-	workers := runtime.GOMAXPROCS(0)
-	if workers < 2 || len(nodes) <= previewChunk {
-		for _, n := range nodes {
-			visit(n, nodePreview(n, replaced))
-		}
-		return
-	}
-	type chunk struct {
-		start    int
-		previews []string
-		done     chan struct{}
-	}
-	work := make(chan *chunk)
-	order := make(chan *chunk, 2*workers)
-	go func() {
-		for start := 0; start < len(nodes); start += previewChunk {
-			c := &chunk{start: start, done: make(chan struct{})}
-			order <- c
-			work <- c
-		}
-		close(work)
-		close(order)
-	}()
-	for range workers {
-		go func() {
-			for c := range work {
-				for _, n := range nodes[c.start:min(c.start+previewChunk, len(nodes))] {
-					c.previews = append(c.previews, nodePreview(n, replaced))
-				}
-				close(c.done)
-			}
-		}()
-	}
-	for c := range order {
-		<-c.done
-		for i, preview := range c.previews {
-			visit(nodes[c.start+i], preview)
-		}
-	}
-}
-
-// nodePreview summarizes a node's message as inspect does for its event,
-// marking a node that adds no message and one that replaced others.
-func nodePreview(n fold.Node, replaced map[int64]fold.Replacement) string {
-	message := n.Message
-	if raw := message.Raw(); raw != nil {
-		// A parse of its own to decode: the node's message stays undecoded.
-		if parsed, err := jsonv.Parse(raw); err == nil {
-			message = parsed
-		}
-	}
+// messagePreview summarizes a node's message as inspect does for its event:
+// the summary a fold that prints its surface keeps for each node.
+func messagePreview(typ string, message jsonv.Value) string {
 	data := message
-	if n.Type != "user/message" {
+	if typ != "user/message" {
 		data = jsonv.ObjectValue(jsonv.M("message", message))
 	}
-	ev := session.Event{Type: n.Type, Seq: n.Seq, Row: jsonv.ObjectValue(jsonv.M("data", data))}
-	preview := inspect.Describe(ev).Summary
+	ev := session.Event{Type: typ, Row: jsonv.ObjectValue(jsonv.M("data", data))}
+	return inspect.Describe(ev).Summary
+}
+
+// nodePreview is a node's preview (the summary the fold kept), marking a
+// node that adds no message and one that replaced others.
+func nodePreview(n fold.Node, replaced map[int64]fold.Replacement) string {
+	preview := n.Summary()
 	if !n.Visible {
 		preview += " (empty: adds no message)"
 	}
@@ -453,7 +407,7 @@ func printFoldJSON(w io.Writer, sh session.Header, f *fold.Fold) error {
 		))
 	}
 	var roles []jsonv.Value
-	for _, role := range messageRoles(f.Messages()) {
+	for _, role := range f.Roles() {
 		roles = append(roles, jsonv.StringValue(role))
 	}
 	header := jsonv.NullValue()
@@ -494,15 +448,6 @@ func seqsValue(seqs []int64) jsonv.Value {
 		values[i] = jsonv.IntValue(s)
 	}
 	return jsonv.ArrayValue(values...)
-}
-
-func messageRoles(messages []jsonv.Value) []string {
-	roles := make([]string, len(messages))
-	for i, m := range messages {
-		role, _ := m.Peek("role") // Peek: a node's message stays undecoded
-		roles[i] = role.Text()
-	}
-	return roles
 }
 
 func joinSeqs(seqs []int64, sep string) string {

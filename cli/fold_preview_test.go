@@ -4,62 +4,49 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"runtime"
+	"slices"
 	"testing"
 
 	"github.com/dshlog/dshlog/fold"
 	"github.com/dshlog/dshlog/internal/gen"
+	"github.com/dshlog/dshlog/jsonv"
 	"github.com/dshlog/dshlog/migrate"
 )
 
-// TestEachPreviewInOrder: the node table's previews, made ahead on several
-// goroutines for a long surface, are each node's own preview, in surface
-// order, as one goroutine makes them. The surfaces are the restored corpus
-// sessions (compactions, projections and replaces among them) repeated to
-// several chunks of nodes.
-func TestEachPreviewInOrder(t *testing.T) {
-	if runtime.GOMAXPROCS(0) < 2 {
-		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
-	}
+// TestSurfacePreviews: the node table's previews, made as each event is
+// folded and kept in place of the message, are the previews of the messages
+// a fold keeping them all holds at the end, and the roles are theirs too.
+// The surfaces are the restored corpus sessions (compactions and replaces
+// among them), and each repeated to a long session.
+func TestSurfacePreviews(t *testing.T) {
 	files, _ := filepath.Glob("../testdata/corpus/restored/*/*.v4.jsonl")
 	if len(files) == 0 {
 		t.Fatal("no restored corpus sessions")
 	}
-	long := 0 // surfaces of several chunks
 	for _, path := range files {
 		t.Run(filepath.Base(filepath.Dir(path)), func(t *testing.T) {
-			f := foldOf(t, path)
-			if nodes := len(f.Surface()); nodes > 0 {
-				// A compacting session's surface stays short however long it
-				// gets; the others grow with each copy.
-				info, _ := os.Stat(path)
-				f = foldOf(t, generate(t, path, int64(3*previewChunk/nodes+2)*info.Size()))
-			}
-			if len(f.Surface()) > 3*previewChunk {
-				long++
-			}
-			replaced := map[int64]fold.Replacement{}
-			for _, r := range f.Replacements() {
-				replaced[r.Seq] = r
-			}
-			nodes := f.Surface()
-			i := 0
-			eachPreview(nodes, replaced, func(n fold.Node, preview string) {
-				if n.Seq != nodes[i].Seq {
-					t.Fatalf("preview %d is of node %d, want node %d", i, n.Seq, nodes[i].Seq)
+			info, _ := os.Stat(path)
+			for _, session := range []string{path, generate(t, path, 8*info.Size())} {
+				whole, summarizing := foldOf(t, session, nil), foldOf(t, session, messagePreview)
+				if !slices.Equal(whole.Nodes(), summarizing.Nodes()) {
+					t.Fatalf("nodes %v and %v", whole.Nodes(), summarizing.Nodes())
 				}
-				if want := nodePreview(n, replaced); preview != want {
-					t.Fatalf("node %d: preview %q, want %q", n.Seq, preview, want)
+				for i, n := range summarizing.Surface() {
+					kept := whole.Surface()[i]
+					if want := messagePreview(kept.Type, kept.Message); n.Summary() != want {
+						t.Fatalf("node %d: preview %q, want %q", n.Seq, n.Summary(), want)
+					}
 				}
-				i++
-			})
-			if i != len(nodes) {
-				t.Fatalf("%d previews for %d nodes", i, len(nodes))
+				var roles []string
+				for _, m := range whole.Messages() {
+					role, _ := m.Peek("role")
+					roles = append(roles, role.Text())
+				}
+				if got := summarizing.Roles(); !slices.Equal(got, roles) {
+					t.Fatalf("roles %v, want %v", got, roles)
+				}
 			}
 		})
-	}
-	if long < len(files)/4 {
-		t.Fatalf("only %d of %d sessions made a surface of several chunks", long, len(files))
 	}
 }
 
@@ -74,8 +61,9 @@ func generate(t *testing.T, path string, size int64) string {
 	return out
 }
 
-// foldOf folds every event of the session file at path.
-func foldOf(t *testing.T, path string) *fold.Fold {
+// foldOf folds every event of the session file at path, summarizing its
+// nodes with summarize unless it is nil.
+func foldOf(t *testing.T, path string, summarize func(string, jsonv.Value) string) *fold.Fold {
 	t.Helper()
 	src, err := migrate.Open(path, nil, migrate.OpenOptions{})
 	if err != nil {
@@ -83,6 +71,9 @@ func foldOf(t *testing.T, path string) *fold.Fold {
 	}
 	defer src.Close()
 	f := fold.NewWith(src.Vocabulary())
+	if summarize != nil {
+		f.Summarize(summarize)
+	}
 	for {
 		ev, err := src.Next()
 		if err == io.EOF {

@@ -15,8 +15,10 @@
 // of a stored log it loads, and words refusals as that load does.
 //
 // Memory: a Fold holds the live surface (for each current node its seq,
-// type and message bytes, plus a tool result's data without its content,
-// which the tool-result rewrite guard compares), the record of every replacement (its
+// type, role and message bytes, plus a tool result's data without its
+// content, which the tool-result rewrite guard compares; a fold that
+// summarizes holds each node's summary instead of its message bytes, but
+// for a message with an image block), the record of every replacement (its
 // seqs only), the tools of every request/header (developer tool additions
 // may name any earlier header), the latest canonical header and tool-history
 // state, the open turn's step and pending tool calls, and the working
@@ -52,6 +54,12 @@ type Fold struct {
 	toolHistory   toolHistory
 	turn          turnState
 	settlements   int
+
+	scratch []byte // where a tool result's data without content is written
+
+	// summarize, when set, makes each node keep its summary in place of
+	// its message (Summarize).
+	summarize func(typ string, message jsonv.Value) string
 }
 
 // New returns the fold of an empty log written by the default dsh build
@@ -62,6 +70,19 @@ func New() *Fold { return NewWith(vocab.Default()) }
 // vocabulary is v: an ignorable event of a type outside it is opaque.
 func NewWith(v *vocab.Vocabulary) *Fold {
 	return &Fold{vocab: v, workingDirSeq: -1, headerTools: map[int64]jsonv.Value{}}
+}
+
+// Summarize makes the fold keep, for each node, summarize(type, message)
+// (its Summary) instead of the message itself, which it then keeps only
+// where an image/offload projection may need it (a node holding an image
+// block; its summary is made again after a projection). A fold that
+// summarizes holds one summary per node instead of the surface's messages:
+// its Messages, Dispatch and Request are not the model's view (a dropped
+// message is null), while everything else (checks, refusals, roles,
+// generations, closers) is as without. Call it before the first event;
+// summarize sees the message as the event carries it, and must not keep it.
+func (f *Fold) Summarize(summarize func(typ string, message jsonv.Value) string) {
+	f.summarize = summarize
 }
 
 // WorkingDirectory returns the effective working directory dsh's
@@ -85,16 +106,62 @@ type Node struct {
 	Seq  int64
 	Type string
 	// Message is the node's message (after any image/offload projection).
+	// A fold that summarizes (Summarize) keeps it only for a node holding
+	// an image block, which a projection may rewrite; elsewhere it is null.
 	Message jsonv.Value
 	// Visible is false when the node projects to nothing: an empty system,
 	// developer or assistant message keeps its surface position but adds no
 	// message to the model's view.
 	Visible bool
+	role    role // the message's role: one of dsh's, or in more.role
+	// more holds what only some nodes have; nil for most. A pointer, so
+	// that the other nodes pay 8 bytes for it.
+	more *nodeMore
+}
+
+// nodeMore is the part of a node only some nodes have.
+type nodeMore struct {
 	// toolRest is a tool/result node's data with message.content nulled,
 	// as JSON text: what a rewrite of it must keep, parsed only when a
-	// rewrite comes. A pointer, set on tool/result nodes only, so that the
-	// other nodes pay 8 bytes for it, not 24.
-	toolRest *[]byte
+	// rewrite comes.
+	toolRest []byte
+	summary  string // a summarizing fold's summary of the message
+	role     string // a role other than dsh's
+}
+
+// role is a message's role: one of dsh's five, none (not a string, or
+// empty), or another, which the node keeps as text.
+type role uint8
+
+const (
+	roleNone role = iota
+	roleSystem
+	roleDeveloper
+	roleUser
+	roleAssistant
+	roleTool
+	roleOther
+)
+
+// roleNames are the texts of dsh's roles.
+var roleNames = [...]string{roleNone: "", roleSystem: "system", roleDeveloper: "developer",
+	roleUser: "user", roleAssistant: "assistant", roleTool: "tool"}
+
+// Role returns the text of the message's role ("" when it is not a string).
+func (n Node) Role() string {
+	if n.role == roleOther {
+		return n.more.role
+	}
+	return roleNames[n.role]
+}
+
+// Summary returns what the summarize function of a fold that summarizes
+// returned for the node's message; "" in a fold that does not.
+func (n Node) Summary() string {
+	if n.more == nil {
+		return ""
+	}
+	return n.more.summary
 }
 
 // Replacement records one committed replace: the event that made it, the
@@ -145,8 +212,21 @@ func (f *Fold) Settlements() int { return f.settlements }
 // MessageCount returns the number of messages in the model's view.
 func (f *Fold) MessageCount() int { return f.visible }
 
+// Roles returns the role of every message in the model's view, in surface
+// order: the text of each visible node's message role.
+func (f *Fold) Roles() []string {
+	roles := make([]string, 0, f.visible)
+	for _, n := range f.nodes {
+		if n.Visible {
+			roles = append(roles, n.Role())
+		}
+	}
+	return roles
+}
+
 // Messages returns the model's view: the message of every visible node, in
-// surface order, exactly as dsh's deriveMessages returns them.
+// surface order, exactly as dsh's deriveMessages returns them (not in a
+// fold that summarizes).
 func (f *Fold) Messages() []jsonv.Value {
 	messages := make([]jsonv.Value, 0, f.visible)
 	for _, n := range f.nodes {

@@ -1,6 +1,7 @@
 package fold
 
 import (
+	"bytes"
 	"slices"
 	"strconv"
 	"strings"
@@ -112,7 +113,7 @@ func (f *Fold) planReplace(ev session.Event, op session.SurfaceOp) (plan, error)
 func (f *Fold) commit(ev session.Event, p plan) {
 	switch p.kind {
 	case planAppend:
-		n := newNode(ev)
+		n := f.newNode(ev)
 		f.nodes = append(f.nodes, n)
 		if n.Visible {
 			f.visible++
@@ -125,7 +126,7 @@ func (f *Fold) commit(ev session.Event, p plan) {
 				f.visible--
 			}
 		}
-		n := newNode(ev)
+		n := f.newNode(ev)
 		if n.Visible {
 			f.visible++
 		}
@@ -141,6 +142,9 @@ func (f *Fold) commit(ev session.Event, p plan) {
 		for _, pm := range p.projected {
 			i := f.indexOf(pm.seq)
 			f.nodes[i].Message = pm.message
+			if f.summarize != nil {
+				f.nodes[i].setSummary(f.summarize(f.nodes[i].Type, pm.message))
+			}
 		}
 		f.contentGeneration++
 	}
@@ -162,8 +166,10 @@ func (f *Fold) indexOf(seq int64) int {
 // content is empty. Everything is read from the row first; the node then
 // keeps its own undecoded copy of the message bytes (and, for a tool
 // result, of its data without content, all the rewrite guard compares), so
-// the row, an assistant's embedded stream included, can be dropped.
-func newNode(ev session.Event) Node {
+// the row, an assistant's embedded stream included, can be dropped. A fold
+// that summarizes keeps the summary instead of the copy, unless the
+// message holds an image block.
+func (f *Fold) newNode(ev session.Event) Node {
 	data := ev.Data()
 	n := Node{Seq: ev.Seq, Type: ev.Type}
 	message := data.Field("message")
@@ -171,15 +177,68 @@ func newNode(ev session.Event) Node {
 	case typeUser:
 		message = data
 	case typeToolResult:
-		rest := appendWithoutContent(make([]byte, 0, 256), data)
-		n.toolRest = &rest
+		// Written where the last one was, then copied: one allocation of
+		// the exact size, however long the data.
+		f.scratch = appendWithoutContent(f.scratch[:0], data)
+		n.more = &nodeMore{toolRest: bytes.Clone(f.scratch)}
 	}
 	n.Visible = truthy(message)
 	if ev.Type != typeUser && ev.Type != typeToolResult && hasEmptyLength(message.Field("content")) {
 		n.Visible = false
 	}
+	n.setRole(message.Field("role").Text())
+	if f.summarize != nil {
+		n.setSummary(f.summarize(ev.Type, message))
+		if !hasImageBlock(message) {
+			return n // no projection can target it: offloadImages finds no image in null
+		}
+	}
 	n.Message = jsonv.Detach(message)
 	return n
+}
+
+// setRole sets the node's role: one of dsh's by its code, another as a
+// copy of its own, never a string sharing the row's text.
+func (n *Node) setRole(text string) {
+	if i := slices.Index(roleNames[:], text); i >= 0 {
+		n.role = role(i)
+		return
+	}
+	n.role = roleOther
+	n.ensureMore().role = strings.Clone(text)
+}
+
+// setSummary sets the node's summary; an empty one needs no nodeMore.
+func (n *Node) setSummary(summary string) {
+	if summary == "" && n.more == nil {
+		return
+	}
+	n.ensureMore().summary = summary
+}
+
+// ensureMore returns the node's nodeMore, making it when there is none.
+func (n *Node) ensureMore() *nodeMore {
+	if n.more == nil {
+		n.more = &nodeMore{}
+	}
+	return n.more
+}
+
+// hasImageBlock reports whether a message's content holds a block of type
+// image, which an image/offload projection may rewrite. A content whose
+// text quotes no "image" has none; the others' blocks are looked at
+// without decoding them.
+func hasImageBlock(message jsonv.Value) bool {
+	content := message.Field("content")
+	if !content.MayHoldString("image") {
+		return false
+	}
+	for _, block := range content.Elements() {
+		if typ, _ := block.Peek("type"); typ.Text() == "image" {
+			return true
+		}
+	}
+	return false
 }
 
 // hasEmptyLength reports whether JavaScript's v.length === 0 holds: an empty
@@ -333,7 +392,7 @@ func checkToolResultRewrite(ev session.Event, shadowed []Node) error {
 	if original.Type != typeToolResult {
 		return refusef("tool/result surface replacement must target a current tool/result")
 	}
-	rest, err := jsonv.Parse(*original.toolRest)
+	rest, err := jsonv.Parse(original.more.toolRest)
 	if err != nil { // cannot happen: the text is jsonv's own encoding
 		return refusef("tool/result surface replacement may change only content")
 	}

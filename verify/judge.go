@@ -24,7 +24,8 @@ type judge struct {
 	loading bool
 	lastSeq int64
 
-	prev        *request // the previous settlement's request
+	prev        *request // the previous settlement's request: &last, or nil
+	last        request  // where prev points, so that a settlement allocates nothing
 	since       since    // what happened since the previous settlement
 	endSeedSeen bool
 	chain       Chain
@@ -228,7 +229,8 @@ func (j *judge) settlement(req request, hadHeader bool) {
 	if j.prev != nil {
 		j.link(j.prev, req)
 	}
-	j.prev = &req
+	j.last = req
+	j.prev = &j.last
 	j.since = nothingSince
 }
 
@@ -460,7 +462,8 @@ func interruptedProblem(content jsonv.Value) string {
 // the closers' reasons: interrupted only from crash repair, forked only in
 // a fork child's seed (W16). closer says the event is a forked closer.
 func (j *judge) turnEnd(ev session.Event, closer bool) {
-	kind := ev.Data().Field("reason").Field("kind").Text()
+	reasonKind, _ := ev.Data().PeekPath("reason", "kind") // Peek: the reason is not decoded for its kind
+	kind := reasonKind.Text()
 	switch {
 	case kind == "interrupted":
 		j.crashEnd = ev.Seq
