@@ -74,9 +74,18 @@ func decodeKey(text []byte) string { return decodeShort(&keyTable, text) }
 func decodeValue(text []byte) string { return decodeShort(&valueTable, text) }
 
 func decodeShort(table *internTable, text []byte) string {
+	return decodeScanned(table, text, bytes.IndexByte(text, '\\') >= 0)
+}
+
+// decodeScanned is decodeShort for a string whose scan told whether it
+// holds an escape.
+func decodeScanned(table *internTable, text []byte, escaped bool) string {
 	body := text[1 : len(text)-1]
-	if len(body) > maxInterned || bytes.IndexByte(body, '\\') >= 0 {
+	switch {
+	case escaped:
 		return decodeString(text)
+	case len(body) > maxInterned:
+		return string(body)
 	}
 	return table.get(body)
 }

@@ -40,3 +40,26 @@ func TestShortHashSpreads(t *testing.T) {
 		t.Errorf("1000 ids fall in %d slots", len(slots))
 	}
 }
+
+// Decoding a string as the object decoder does, with the scan's word on
+// escapes, gives what decodeString gives.
+func TestDecodeScannedAgrees(t *testing.T) {
+	texts := []string{`""`, `"a"`, `"\""`, `"\\"`, `"a\nb"`, `"\u00e9"`, `"\ud83d\ude00"`, `"\ud800"`,
+		`"` + strings.Repeat("x", maxInterned) + `"`, `"` + strings.Repeat("x", maxInterned+1) + `"`,
+		`"` + strings.Repeat("x", 40) + `\/"`, `"tool-result"`, `"é"`}
+	for _, text := range texts {
+		end, escaped := skipEscapes([]byte(text+`,`), 0)
+		if end != len(text) {
+			t.Fatalf("skipEscapes(%s) ends at %d, want %d", text, end, len(text))
+		}
+		if escaped != strings.Contains(text, `\`) {
+			t.Errorf("skipEscapes(%s) escaped = %v", text, escaped)
+		}
+		want := decodeString([]byte(text))
+		for _, table := range []*internTable{&keyTable, &valueTable} {
+			if got := decodeScanned(table, []byte(text), escaped); got != want {
+				t.Errorf("decodeScanned(%s) = %q, want %q", text, got, want)
+			}
+		}
+	}
+}
