@@ -90,11 +90,19 @@ func (t *tape) end(i int, k uint32) int {
 
 // skipString returns the end of the checked string that starts at i.
 func skipString(data []byte, i int) int {
+	end, _ := skipEscapes(data, i)
+	return end
+}
+
+// skipEscapes returns the end of the checked string that starts at i, and
+// whether it holds an escape.
+func skipEscapes(data []byte, i int) (end int, escaped bool) {
 	for i++; ; i += 2 { // step over a backslash and the byte it escapes
-		i = skipPlain(data, i)
+		i = skipPlain(data, i) // in a checked string, stops only at '"' or '\\'
 		if data[i] == '"' {
-			return i + 1
+			return i + 1, escaped
 		}
+		escaped = true
 	}
 }
 
@@ -132,6 +140,10 @@ func (t *tape) items(kind Kind, i uint32, start int) items {
 // member returns the value at pos, whose container, if it is one, is node
 // *child, and where it ends; *child moves on past a container.
 func (t *tape) member(pos int, child *uint32) (Value, int) {
+	if t.data[pos] == '"' {
+		end, escaped := skipEscapes(t.data, pos)
+		return stringValue(decodeScanned(&valueTable, t.data[pos:end], escaped)), end
+	}
 	end := t.end(pos, *child)
 	v := t.value(pos, end, *child)
 	if v.Kind() >= Array {
@@ -162,8 +174,8 @@ func (t *tape) decodeObject(i uint32, start int) []Member {
 	members := make([]Member, 0, self.count)
 	for range self.count {
 		pos = skipSpace(data, pos)
-		keyEnd := skipString(data, pos)
-		key := decodeKey(data[pos:keyEnd])
+		keyEnd, escaped := skipEscapes(data, pos)
+		key := decodeScanned(&keyTable, data[pos:keyEnd], escaped)
 		pos = skipSpace(data, skipSpace(data, keyEnd)+1) // past ':'
 		v, end := t.member(pos, &child)
 		members = append(members, Member{key, v})

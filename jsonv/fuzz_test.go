@@ -266,3 +266,27 @@ func samePeek(t *testing.T, what string, sameRaw bool, data []byte, key string, 
 		}
 	}
 }
+
+// FuzzContainsPlain checks MayHoldString's fast path for a string that needs
+// no quoting against the general search for its quoted form.
+func FuzzContainsPlain(f *testing.F) {
+	for _, tt := range []struct{ text, s string }{
+		{`["a","tool-result"]`, "tool-result"},
+		{`["x-tool-result"]`, "tool-result"},
+		{`"tool-resul`, "tool-result"},
+		{`"-"`, "-"},
+		{`"a-b""a-b"`, "a-b"},
+	} {
+		f.Add([]byte(tt.text), tt.s)
+	}
+	f.Fuzz(func(t *testing.T, text []byte, s string) {
+		pivot := plainPivot(s)
+		if pivot < 0 {
+			return
+		}
+		want := containsQuoted(text, AppendString(nil, s))
+		if got := containsPlain(text, s, pivot); got != want {
+			t.Fatalf("containsPlain(%q, %q) = %v, containsQuoted says %v", text, s, got, want)
+		}
+	})
+}

@@ -2,6 +2,7 @@ package jsonv
 
 import (
 	"bytes"
+	"encoding/binary"
 	"sync/atomic"
 	"unsafe"
 )
@@ -13,11 +14,14 @@ import (
 // or a one-off string costs the one allocation it would cost anyway.
 type internTable [4096]atomic.Pointer[interned]
 
-// interned is one string of an internTable, allocated with its bytes.
+// interned is one string of an internTable, its length and its bytes: no
+// pointer, so the collector never scans one.
 type interned struct {
-	s   string // refers to buf, which never changes after it is filled
+	n   uint8
 	buf [maxInterned]byte
 }
+
+func (e *interned) string() string { return unsafe.String(&e.buf[0], int(e.n)) }
 
 // Keys and values get separate tables, so that one-off values such as ids
 // do not evict the keys, which repeat the most.
@@ -29,19 +33,38 @@ const maxInterned = 32
 // get returns body (at most maxInterned bytes) as a string, from the table
 // when it is there.
 func (t *internTable) get(body []byte) string {
-	h := uint32(2166136261) // FNV-1a
-	for _, c := range body {
-		h = (h ^ uint32(c)) * 16777619
+	slot := &t[shortHash(body)%uint32(len(t))]
+	if e := slot.Load(); e != nil && int(e.n) == len(body) && string(e.buf[:len(body)]) == string(body) {
+		return e.string()
 	}
-	slot := &t[h%uint32(len(t))]
-	if e := slot.Load(); e != nil && e.s == string(body) {
-		return e.s
+	if len(body) == 0 {
+		return ""
 	}
-	e := new(interned)
-	n := copy(e.buf[:], body)
-	e.s = unsafe.String(&e.buf[0], n)
+	e := &interned{n: uint8(len(body))}
+	copy(e.buf[:], body)
 	slot.Store(e)
-	return e.s
+	return e.string()
+}
+
+// shortHash hashes a string of at most maxInterned bytes from its length and
+// up to three overlapping words of it. It need not tell every string apart:
+// two strings in one slot only cost an allocation.
+func shortHash(b []byte) uint32 {
+	n := len(b)
+	var x, y, z uint64
+	switch {
+	case n >= 8:
+		x = binary.LittleEndian.Uint64(b)
+		y = binary.LittleEndian.Uint64(b[n-8:])
+		z = binary.LittleEndian.Uint64(b[n/2-4:])
+	case n >= 4:
+		x = uint64(binary.LittleEndian.Uint32(b))
+		y = uint64(binary.LittleEndian.Uint32(b[n-4:]))
+	case n > 0:
+		x = uint64(b[0]) | uint64(b[n/2])<<8 | uint64(b[n-1])<<16
+	}
+	h := (x^uint64(n)<<59)*0x9e3779b97f4a7c15 ^ y*0xc2b2ae3d27d4eb4f ^ z*0x165667b19e3779f9
+	return uint32(h ^ h>>32)
 }
 
 // decodeKey returns the string of an object key's quoted text.
@@ -51,9 +74,18 @@ func decodeKey(text []byte) string { return decodeShort(&keyTable, text) }
 func decodeValue(text []byte) string { return decodeShort(&valueTable, text) }
 
 func decodeShort(table *internTable, text []byte) string {
+	return decodeScanned(table, text, bytes.IndexByte(text, '\\') >= 0)
+}
+
+// decodeScanned is decodeShort for a string whose scan told whether it
+// holds an escape.
+func decodeScanned(table *internTable, text []byte, escaped bool) string {
 	body := text[1 : len(text)-1]
-	if len(body) > maxInterned || bytes.IndexByte(body, '\\') >= 0 {
+	switch {
+	case escaped:
 		return decodeString(text)
+	case len(body) > maxInterned:
+		return string(body)
 	}
 	return table.get(body)
 }

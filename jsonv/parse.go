@@ -53,12 +53,51 @@ func Parse(data []byte) (Value, error) {
 	return v, err
 }
 
-// parsed is what Parse allocates for a text with few containers: the tape,
-// the containers' nodes and the room for their decoding, at once.
-type parsed struct {
-	tape
-	small        [8]node
-	smallDecoded [8]items
+// parsed2, parsed4 and parsed8 are what Parse allocates for a text with
+// few containers: the tape, the containers' nodes and the room for their
+// decoding, at once, in the smallest that holds them (most rows of a log
+// have two or three containers, and every byte allocated is a byte written
+// to fresh memory).
+type (
+	parsed2 struct {
+		tape
+		nodes   [2]node
+		decoded [2]items
+	}
+	parsed4 struct {
+		tape
+		nodes   [4]node
+		decoded [4]items
+	}
+	parsed8 struct {
+		tape
+		nodes   [8]node
+		decoded [8]items
+	}
+)
+
+// newTape returns the tape of data with a copy of the scanned nodes.
+func newTape(data []byte, scanned []node) *tape {
+	n := len(scanned)
+	var t *tape
+	var nodes []node
+	var decoded []items
+	switch {
+	case n <= 2:
+		p := new(parsed2)
+		t, nodes, decoded = &p.tape, p.nodes[:n], p.decoded[:n]
+	case n <= 4:
+		p := new(parsed4)
+		t, nodes, decoded = &p.tape, p.nodes[:n], p.decoded[:n]
+	case n <= 8:
+		p := new(parsed8)
+		t, nodes, decoded = &p.tape, p.nodes[:n], p.decoded[:n]
+	default:
+		t, nodes, decoded = new(tape), make([]node, n), make([]items, n)
+	}
+	copy(nodes, scanned)
+	t.data, t.nodes, t.decoded = data, nodes, decoded
+	return t
 }
 
 func (s *scanner) parse() (Value, error) {
@@ -74,17 +113,7 @@ func (s *scanner) parse() (Value, error) {
 	if len(s.nodes) == 0 {
 		return (&tape{data: data}).value(start, end, 0), nil
 	}
-	var t *tape
-	if n := len(s.nodes); n <= len(parsed{}.small) {
-		p := &parsed{tape: tape{data: data}}
-		p.nodes = p.small[:n]
-		copy(p.nodes, s.nodes)
-		p.decoded = p.smallDecoded[:n]
-		t = &p.tape
-	} else {
-		t = &tape{data: data, nodes: append([]node(nil), s.nodes...), decoded: make([]items, n)}
-	}
-	return t.value(start, end, 0), nil
+	return newTape(data, s.nodes).value(start, end, 0), nil
 }
 
 // Valid reports whether data is one JSON text JSON.parse would accept.

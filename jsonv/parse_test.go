@@ -3,6 +3,7 @@ package jsonv
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -286,6 +287,53 @@ func TestSyntaxErrorOffsetWithInvalidUTF8(t *testing.T) {
 		var se *SyntaxError
 		if !errors.As(err, &se) || se.Offset != tt.offset {
 			t.Errorf("Parse(%q) = %v, want offset %d", tt.in, err, tt.offset)
+		}
+	}
+}
+
+// Texts of every number of containers around the sizes Parse allocates
+// tapes in decode in full to what they are.
+func TestTapeSizes(t *testing.T) {
+	for n := 1; n <= 12; n++ {
+		var b strings.Builder
+		b.WriteString(`{"a":[`)
+		for i := 2; i < n; i++ {
+			if i > 2 {
+				b.WriteByte(',')
+			}
+			fmt.Fprintf(&b, `{"k%d":%d}`, i, i)
+		}
+		b.WriteString(`],"b":"x"}`)
+		text := b.String()
+		if n == 1 {
+			text = `{"a":1,"b":"x"}`
+		}
+		v := mustParse(t, text)
+		var walk func(Value) int
+		walk = func(v Value) int {
+			count := 0
+			switch v.Kind() {
+			case Array:
+				count++
+				for _, e := range v.Elements() {
+					count += walk(e)
+				}
+			case Object:
+				count++
+				for _, m := range v.Members() {
+					count += walk(m.Value)
+				}
+			}
+			return count
+		}
+		if got := walk(v); got != n {
+			t.Errorf("%s: %d containers, want %d", text, got, n)
+		}
+		if got := string(v.Append(nil)); got != text {
+			t.Errorf("Append(Parse(%s)) = %s", text, got)
+		}
+		if v.Field("b").Text() != "x" {
+			t.Errorf("%s: b = %v", text, v.Field("b"))
 		}
 	}
 }

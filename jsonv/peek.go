@@ -105,15 +105,53 @@ func (v Value) MayHoldString(s string) bool {
 		kind := v.Kind()
 		return kind == Array || kind == Object || (kind == String && v.str() == s)
 	}
+	if pivot := plainPivot(s); pivot >= 0 {
+		return containsPlain(raw, s, pivot)
+	}
 	var buf [64]byte
 	return containsQuoted(raw, AppendString(buf[:0], s))
 }
 
+// plainPivot returns, for a string JSON.stringify quotes without escaping
+// anything (printable ASCII without '"' or '\\'), the index of its first
+// byte that is neither a letter nor a space, which JSON text has far fewer
+// of ('-' in "tool-call"); it returns -1 for any other string.
+func plainPivot(s string) int {
+	pivot := -1
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < 0x20 || c > 0x7e || c == '"' || c == '\\' {
+			return -1
+		}
+		if pivot < 0 && c != ' ' && (c|0x20 < 'a' || c|0x20 > 'z') {
+			pivot = i
+		}
+	}
+	return pivot
+}
+
+// containsPlain reports whether text contains s between quotes, where s
+// needs no escaping and s[pivot] is its first byte that is neither a letter
+// nor a space: containsQuoted for such a string, without quoting it.
+func containsPlain(text []byte, s string, pivot int) bool {
+	for i := pivot + 1; i < len(text); {
+		j := bytes.IndexByte(text[i:], s[pivot])
+		if j < 0 {
+			return false
+		}
+		start := i + j - pivot // of s, after its opening quote
+		if end := start + len(s); end < len(text) && text[start-1] == '"' && text[end] == '"' && string(text[start:end]) == s {
+			return true
+		}
+		i += j + 1
+	}
+	return false
+}
+
 // containsQuoted reports whether text contains quoted, a quoted string. It
 // looks for the quoted string's first byte that is neither a letter, a
-// space nor a quote, which JSON text has far fewer of ('-' in "tool-call"),
-// and compares around each one; a string of letters only is searched for
-// as a whole.
+// space nor a quote, which JSON text has far fewer of, and compares around
+// each one; a string of letters only is searched for as a whole.
 func containsQuoted(text, quoted []byte) bool {
 	pivot := -1
 	for i, c := range quoted {

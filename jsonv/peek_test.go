@@ -160,3 +160,32 @@ func TestContainsQuoted(t *testing.T) {
 		}
 	}
 }
+
+// containsPlain is containsQuoted for a string that needs no quoting, with
+// the quotes checked around each candidate: both must agree.
+func TestContainsPlainAgrees(t *testing.T) {
+	texts := []string{
+		`["a","tool-result"]`, `["tool-result"]`, `"tool-result"`, `tool-result"`, `"tool-result`,
+		`["tool-results","-"]`, `["x-tool-result"]`, `-"tool-result"`, `"tool-resul`, ``, `-`,
+		`{"tool-call":1,"x":"tool-call-chunks"}`, `["a-b","a-b-c","-a-b-"]`, `"a-b""a-b"`,
+		`[{"type":"block-end","x":"tool-addition"},"tool-removal"]`, `"a b-c d"`,
+	}
+	strs := []string{"tool-result", "tool-call", "tool-addition", "tool-removal", "a-b", "-", "-a-b-", "a b-c d", "b-c", "block-end"}
+	for _, text := range texts {
+		for _, s := range strs {
+			pivot := plainPivot(s)
+			if pivot < 0 {
+				t.Fatalf("plainPivot(%q) < 0", s)
+			}
+			want := containsQuoted([]byte(text), AppendString(nil, s))
+			if got := containsPlain([]byte(text), s, pivot); got != want {
+				t.Errorf("containsPlain(%s, %q) = %v, containsQuoted says %v", text, s, got, want)
+			}
+		}
+	}
+	for _, s := range []string{"text", "a\"-b", "a\\-b", "a\n-b", "é-b", "\x7f-"} {
+		if pivot := plainPivot(s); pivot >= 0 {
+			t.Errorf("plainPivot(%q) = %d, want -1: letters only or needs quoting", s, pivot)
+		}
+	}
+}

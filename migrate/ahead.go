@@ -68,9 +68,9 @@ const (
 )
 
 // startReadAhead starts reading the lines of r after the ones already read;
-// check, when set, is run on every parsed row. r belongs to the read-ahead
-// until close.
-func startReadAhead(r *jsonl.Reader, check func(jsonv.Value) v2.RowCheck) *readAhead {
+// warm is run on every parsed row (see warm), then check, when set. r
+// belongs to the read-ahead until close.
+func startReadAhead(r *jsonl.Reader, warm func(jsonv.Value), check func(jsonv.Value) v2.RowCheck) *readAhead {
 	a := &readAhead{
 		order: make(chan *batch, aheadBatches),
 		work:  make(chan *batch, aheadBatches),
@@ -82,7 +82,7 @@ func startReadAhead(r *jsonl.Reader, check func(jsonv.Value) v2.RowCheck) *readA
 	a.wg.Add(1 + parsers)
 	go a.read(r)
 	for range parsers {
-		go a.parse(check)
+		go a.parse(warm, check)
 	}
 	return a
 }
@@ -127,8 +127,9 @@ func (a *readAhead) read(r *jsonl.Reader) {
 	}
 }
 
-// parse parses the lines of each batch it takes and runs check on the rows.
-func (a *readAhead) parse(check func(jsonv.Value) v2.RowCheck) {
+// parse parses the lines of each batch it takes and runs warm and check on
+// the rows.
+func (a *readAhead) parse(warm func(jsonv.Value), check func(jsonv.Value) v2.RowCheck) {
 	defer a.wg.Done()
 	for b := range a.work {
 		for i := range b.lines {
@@ -203,8 +204,19 @@ func (a *readAhead) close() {
 // values, so the consumer finds them decoded; message sources, content
 // blocks and stream entries, whose kind is what is read, are peeked at.
 func warm(row jsonv.Value) {
-	data := row.Field("data")
+	warmCurrent(row)
 	row.Field("sourceEventSeqs").Elements()
+	if stream := row.Field("data").Field("stream"); stream.Raw() == nil || bytes.Contains(stream.Raw(), []byte(`"block-`)) {
+		stream.Elements()
+	}
+}
+
+// warmCurrent is warm for a row of a current (v4) session, which no stage
+// transforms: its stream and sourceEventSeqs are left alone, since the v4
+// codec, the restore and the readers that come after look into them only
+// when their text may hold what they look for.
+func warmCurrent(row jsonv.Value) {
+	data := row.Field("data")
 	data.Members()
 	warmMessage(data)
 	warmMessage(data.Field("message"))
@@ -213,9 +225,6 @@ func warm(row jsonv.Value) {
 	}
 	for _, tool := range data.Field("header").Field("tools").Elements() {
 		tool.Members()
-	}
-	if stream := data.Field("stream"); stream.Raw() == nil || bytes.Contains(stream.Raw(), []byte(`"block-`)) {
-		stream.Elements()
 	}
 }
 

@@ -229,6 +229,16 @@ func (r *restore) checkRow() func(jsonv.Value) v2.RowCheck {
 	return nil
 }
 
+// warmRow returns what the read-ahead decodes of each row before the codec
+// sees it: all that the stages look into when stages follow, less when the
+// session is already current.
+func (r *restore) warmRow() func(jsonv.Value) {
+	if r.stream == nil {
+		return warmCurrent
+	}
+	return warm
+}
+
 // decodeChecked is decodeRow for a row whose checkRow result is c.
 func (r *restore) decodeChecked(row jsonv.Value, c v2.RowCheck) error {
 	return r.decoder.(rowChecker).DecodeChecked(row, c, r.entry)

@@ -204,7 +204,7 @@ func (r *Reader) nextInline() (session.Event, error) {
 // withholds every later one and is fatal if a turn/end follows.
 func (r *Reader) fill() error {
 	if r.ahead == nil {
-		r.ahead = startReadAhead(r.lines, r.restore.checkRow())
+		r.ahead = startReadAhead(r.lines, r.restore.warmRow(), r.restore.checkRow())
 	}
 	line, err := r.ahead.line()
 	if err == io.EOF {

@@ -44,7 +44,7 @@ func (r rowParts) admitSources() error {
 		messages = data.Field("messages").Elements()
 	}
 	for _, message := range messages {
-		if isObject(message) && isString(message.Field("source").Field("kind"), "plugin") && isObject(message.Field("source")) {
+		if isObject(message) && isString(peek(message, "source", "kind"), "plugin") && isObject(peek(message, "source")) {
 			return errPluginSource
 		}
 	}

@@ -1,0 +1,65 @@
+package jsonv
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// The intern tables return what decoding the string afresh returns, on a
+// miss and on a hit, whatever else shares the slot.
+func TestInternAgreesWithDecode(t *testing.T) {
+	var texts []string
+	for n := range maxInterned + 3 {
+		texts = append(texts, strings.Repeat("a", n), strings.Repeat("b", n), "x"+strings.Repeat("-", n))
+	}
+	texts = append(texts, `\"`, `a\nb`, "é", "message-1-t1", "message-2-t1", "inputTokens", "outputTokens")
+	for round := range 3 {
+		for _, body := range texts {
+			quoted := []byte(`"` + body + `"`)
+			want := decodeString(quoted)
+			if got := decodeKey(quoted); got != want {
+				t.Fatalf("round %d: decodeKey(%s) = %q, want %q", round, quoted, got, want)
+			}
+			if got := decodeValue(quoted); got != want {
+				t.Fatalf("round %d: decodeValue(%s) = %q, want %q", round, quoted, got, want)
+			}
+		}
+	}
+}
+
+// shortHash spreads strings that share a prefix, a suffix and a length
+// over many slots.
+func TestShortHashSpreads(t *testing.T) {
+	slots := map[uint32]bool{}
+	for i := range 1000 {
+		body := fmt.Appendf(nil, "message-%03d-t1", i)
+		slots[shortHash(body)%uint32(len(internTable{}))] = true
+	}
+	if len(slots) < 500 {
+		t.Errorf("1000 ids fall in %d slots", len(slots))
+	}
+}
+
+// Decoding a string as the object decoder does, with the scan's word on
+// escapes, gives what decodeString gives.
+func TestDecodeScannedAgrees(t *testing.T) {
+	texts := []string{`""`, `"a"`, `"\""`, `"\\"`, `"a\nb"`, `"\u00e9"`, `"\ud83d\ude00"`, `"\ud800"`,
+		`"` + strings.Repeat("x", maxInterned) + `"`, `"` + strings.Repeat("x", maxInterned+1) + `"`,
+		`"` + strings.Repeat("x", 40) + `\/"`, `"tool-result"`, `"é"`}
+	for _, text := range texts {
+		end, escaped := skipEscapes([]byte(text+`,`), 0)
+		if end != len(text) {
+			t.Fatalf("skipEscapes(%s) ends at %d, want %d", text, end, len(text))
+		}
+		if escaped != strings.Contains(text, `\`) {
+			t.Errorf("skipEscapes(%s) escaped = %v", text, escaped)
+		}
+		want := decodeString([]byte(text))
+		for _, table := range []*internTable{&keyTable, &valueTable} {
+			if got := decodeScanned(table, []byte(text), escaped); got != want {
+				t.Errorf("decodeScanned(%s) = %q, want %q", text, got, want)
+			}
+		}
+	}
+}
