@@ -134,8 +134,18 @@ func migrateEventContent(ev session.Event) (session.Event, error) {
 
 // migrateStream namespaces the block kinds of an embedded stream's raw
 // block-start and block-end chunks; packed runs and other entries stay.
-// Entries are only peeked at: one whose kinds are all known is not decoded.
+// A stream in canonical text whose block chunks all name known kinds is
+// passed over in one scan of its bytes (knownBlockChunks); otherwise the
+// entries are only peeked at: one whose kinds are all known is not decoded.
 func migrateStream(stream jsonv.Value, subject subject) (jsonv.Value, bool, error) {
+	if raw := stream.Raw(); raw != nil && knownBlockChunks(raw) {
+		return stream, false, nil
+	}
+	return migrateStreamEntries(stream, subject)
+}
+
+// migrateStreamEntries is migrateStream, entry by entry.
+func migrateStreamEntries(stream jsonv.Value, subject subject) (jsonv.Value, bool, error) {
 	var mapped []jsonv.Value
 	for i, entry := range v4.StreamChunks(stream) {
 		out, changed := entry, false
@@ -243,6 +253,46 @@ func canonicalUnknownChunkKind(raw []byte) (unknown, sure bool) {
 		return false, false
 	}
 	return !v3BlockTypes[string(kind)], true
+}
+
+// The block chunks as dsh writes them, after their "block- and up to the
+// kind they name.
+var (
+	blockStartTail = []byte(`start","index":`)
+	blockEndTail   = []byte(`end","index":`)
+)
+
+// knownBlockChunks reports whether migrateStream keeps, without refusing,
+// a stream whose canonical text is raw, judged on the text alone: every
+// "block-… string in it is a block-start or block-end chunk tag in dsh's
+// shape (see canonicalUnknownChunkKind) followed by a kind v3 knows.
+// Canonical text spells each string one way, so every chunk tag
+// migrateStream would look at is among the strings found; a string that
+// is no chunk tag only makes the answer false, sending the stream the
+// slow way.
+func knownBlockChunks(raw []byte) bool {
+	for {
+		i := bytes.Index(raw, blockChunkTag)
+		if i < 0 {
+			return true
+		}
+		rest := raw[i+len(blockChunkTag):]
+		var ok bool
+		switch {
+		case bytes.HasPrefix(rest, blockStartTail):
+			rest, ok = bytes.CutPrefix(skipNumber(rest[len(blockStartTail):]), blockStartKind)
+		case bytes.HasPrefix(rest, blockEndTail):
+			rest, ok = bytes.CutPrefix(skipNumber(rest[len(blockEndTail):]), blockEndKind)
+		}
+		if !ok {
+			return false
+		}
+		kind, after, closed := bytes.Cut(rest, []byte(`"`))
+		if !closed || !v3BlockTypes[string(kind)] {
+			return false
+		}
+		raw = after
+	}
 }
 
 // skipNumber returns text after the JSON number it starts with.
