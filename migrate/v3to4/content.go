@@ -8,9 +8,14 @@ import (
 	"github.com/dshlog/dshlog/session"
 )
 
-// The content block kinds v3 knew; any other kind is namespaced.
-var v3BlockTypes = map[string]bool{
-	"text": true, "reasoning": true, "image": true, "file": true, "tool-call": true, "tool-result": true,
+// isV3BlockType reports whether typ is a content block kind v3 knew; any
+// other kind is namespaced.
+func isV3BlockType(typ string) bool {
+	switch typ {
+	case "text", "reasoning", "image", "file", "tool-call", "tool-result":
+		return true
+	}
+	return false
 }
 
 // subject names the part of an event a refusal is about. It is called only
@@ -29,7 +34,7 @@ func migrateBlock(block jsonv.Value, subject subject) (jsonv.Value, bool, error)
 	if block.Kind() != jsonv.Object || !ok {
 		return block, false, session.FormatErrorf("%s requires content blocks with string type tags", subject())
 	}
-	if v3BlockTypes[typ] {
+	if isV3BlockType(typ) {
 		return block, false, nil
 	}
 	return block.With("type", jsonv.StringValue("plugin:"+typ)), true, nil
@@ -197,7 +202,7 @@ func knownChunkKinds(entry jsonv.Value) bool {
 		return true
 	}
 	typ, ok := kind.Str()
-	return ok && v3BlockTypes[typ]
+	return ok && isV3BlockType(typ)
 }
 
 // The canonical text of stream entries up to their type tag, and of the
@@ -252,7 +257,7 @@ func canonicalUnknownChunkKind(raw []byte) (unknown, sure bool) {
 	if !ok || bytes.IndexByte(kind, '\\') >= 0 {
 		return false, false
 	}
-	return !v3BlockTypes[string(kind)], true
+	return !isV3BlockType(string(kind)), true
 }
 
 // The block chunks as dsh writes them, after their "block- and up to the
@@ -288,7 +293,7 @@ func knownBlockChunks(raw []byte) bool {
 			return false
 		}
 		kind, after, closed := bytes.Cut(rest, []byte(`"`))
-		if !closed || !v3BlockTypes[string(kind)] {
+		if !closed || !isV3BlockType(string(kind)) {
 			return false
 		}
 		raw = after
@@ -329,7 +334,7 @@ func migrateChunk(chunk jsonv.Value, subject subject) (jsonv.Value, bool, error)
 		if !ok {
 			return chunk, false, session.FormatErrorf("%s blockType must be a string", subject())
 		}
-		if v3BlockTypes[original] {
+		if isV3BlockType(original) {
 			return chunk, false, nil
 		}
 		return chunk.With("blockType", jsonv.StringValue("plugin:"+original)), true, nil

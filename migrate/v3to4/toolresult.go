@@ -53,12 +53,14 @@ func liftToolResult(ev session.Event) (session.Event, bool, error) {
 			}
 		}
 	}
-	members := []jsonv.Member{
+	// Sized for every member, so that the list is built in one allocation.
+	members := make([]jsonv.Member, 0, 6+message.Len()+wrapper.Len())
+	members = append(members,
 		jsonv.M("role", jsonv.StringValue("tool")),
 		jsonv.M("source", source),
 		jsonv.M("toolCallId", jsonv.StringValue(callID)),
 		jsonv.M("content", result),
-	}
+	)
 	if hasIsError {
 		members = append(members, jsonv.M("isError", isError))
 	}
