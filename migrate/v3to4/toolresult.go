@@ -53,8 +53,9 @@ func liftToolResult(ev session.Event) (session.Event, bool, error) {
 			}
 		}
 	}
-	// Sized for every member, so that the list is built in one allocation.
-	members := make([]jsonv.Member, 0, 6+message.Len()+wrapper.Len())
+	// Exactly the members below: the fixed ones and isError stand for the
+	// message's four owned members and the wrapper's three or four.
+	members := make([]jsonv.Member, 0, message.Len()+wrapper.Len()-2)
 	members = append(members,
 		jsonv.M("role", jsonv.StringValue("tool")),
 		jsonv.M("source", source),
