@@ -34,18 +34,36 @@ const (
 
 // Describe returns the description of ev.
 func Describe(ev session.Event) Description {
-	data := ev.Data()
-	d := Description{Seq: ev.Seq, Time: ev.Time, Type: ev.Type, Surface: ev.SurfaceOp()}
+	d := Description{Seq: ev.Seq, Time: ev.Time, Type: ev.Type}
+	var data, seqs, surfaceOp jsonv.Value
+	var hasSeqs, hasSurfaceOp, ignorable bool
+	for _, m := range ev.Row.Members() { // one pass for the envelope's members
+		switch m.Key {
+		case "data":
+			data = m.Value
+		case "sourceEventSeqs":
+			seqs, hasSeqs = m.Value, true
+		case "surfaceOp":
+			surfaceOp, hasSurfaceOp = m.Value, true
+		case "ignorable":
+			ignorable = m.Value.IsTrue()
+		}
+	}
+	d.Surface = session.ParseSurfaceOp(surfaceOp, hasSurfaceOp)
 	d.Turn, d.HasTurn = data.Field("turn").SafeInt()
 	d.Step, d.HasStep = data.Field("step").SafeInt()
-	summary := summarize(ev.Type, data)
-	if seqs, ok := ev.SourceEventSeqs(); ok {
-		summary = join(summary, "(from "+SeqList(seqs)+")")
+	var buf [256]byte // the summary, on the stack unless it is long
+	b := appendSummary(buf[:0], ev.Type, data)
+	if hasSeqs {
+		b = appendSpace(b)
+		b = append(b, "(from "...)
+		b = appendSeqList(b, session.ExpandSeqRanges(seqs))
+		b = append(b, ')')
 	}
-	if ev.Ignorable() {
-		summary = join(summary, "(ignorable)")
+	if ignorable {
+		b = append(appendSpace(b), "(ignorable)"...)
 	}
-	d.Summary = truncate(summary, summaryRunes)
+	d.Summary = truncate(b, summaryRunes)
 	return d
 }
 
@@ -76,108 +94,154 @@ func (d Description) TurnStep() string {
 
 // SeqList writes seqs compactly: runs of three or more as "a..b", the rest
 // one by one, comma-separated ("5,8..10,13").
-func SeqList(seqs []int64) string {
-	var parts []string
+func SeqList(seqs []int64) string { return string(appendSeqList(nil, seqs)) }
+
+// appendSeqList appends SeqList(seqs) to b.
+func appendSeqList(b []byte, seqs []int64) []byte {
 	for i := 0; i < len(seqs); {
 		j := i + 1
 		for j < len(seqs) && seqs[j] == seqs[j-1]+1 {
 			j++
 		}
+		if i > 0 {
+			b = append(b, ',')
+		}
 		if j-i >= 3 {
-			parts = append(parts, seqSpan(seqs[i], seqs[j-1]))
+			b = appendSeqSpan(b, seqs[i], seqs[j-1])
 		} else {
-			for _, s := range seqs[i:j] {
-				parts = append(parts, itoa(s))
+			for k, s := range seqs[i:j] {
+				if k > 0 {
+					b = append(b, ',')
+				}
+				b = strconv.AppendInt(b, s, 10)
 			}
 		}
 		i = j
 	}
-	return strings.Join(parts, ",")
+	return b
 }
 
-// summarize picks the summary of an event type; types without their own
-// summary list their scalar data fields.
-func summarize(eventType string, data jsonv.Value) string {
+// appendSummary appends the summary of an event type to b; types without
+// their own summary list their scalar data fields.
+func appendSummary(b []byte, eventType string, data jsonv.Value) []byte {
 	switch eventType {
 	case "user/message":
-		return message(data)
+		return appendMessage(b, data)
 	case "system/message", "assistant/message", "tool/result":
-		s := message(data.Field("message"))
+		b = appendMessage(b, data.Field("message"))
 		if data.Field("interrupted").IsTrue() {
-			s = join(s, "[interrupted]")
+			b = append(appendSpace(b), "[interrupted]"...)
 		}
 		if code := data.Field("error").Field("code").Text(); code != "" {
-			s = join(s, "error "+code)
+			b = append(appendSpace(b), "error "...)
+			b = append(b, code...)
 		}
-		return s
+		return b
 	case "assistant/attempt":
-		return attempt(data)
+		return appendAttempt(b, data)
 	case "tool/call":
-		return call(data.Field("name").Text(), data.Field("callId").Text(), data.Field("arguments"))
+		return appendCall(b, data.Field("name").Text(), data.Field("callId").Text(), data.Field("arguments"))
 	case "turn/end":
-		return reason(data.Field("reason"))
+		return appendReason(b, data.Field("reason"))
 	case "request/header":
-		return requestHeader(data)
+		return appendRequestHeader(b, data)
 	case "request/context":
-		return requestContext(data)
+		return appendRequestContext(b, data)
 	case "agent/inbox/spliced":
-		return spliced(data)
+		return appendSpliced(b, data)
 	case "session/title":
-		return quote(data.Field("title").Text()) + " (messages " + SeqList(counts(data.Field("messageSeqs"))) + ")"
+		b = appendQuote(b, data.Field("title").Text())
+		b = append(b, " (messages "...)
+		b = appendSeqList(b, counts(data.Field("messageSeqs")))
+		return append(b, ')')
 	case "compaction/summary":
-		return compactionSummary(data)
+		return appendCompactionSummary(b, data)
 	case "working-directory/change":
-		return "working directory changed to " + quote(data.Field("cwd").Text())
+		b = append(b, "working directory changed to "...)
+		return appendQuote(b, data.Field("cwd").Text())
 	}
-	return fields(data)
+	return appendFields(b, data)
 }
 
 // defaultSource is the source kind a message of each role usually has; the
 // summary names the source only when it is another one.
-var defaultSource = map[string]string{
-	"system":    "system-prompt",
-	"user":      "user",
-	"assistant": "model",
-	"tool":      "tool",
+func defaultSource(role string) string {
+	switch role {
+	case "system":
+		return "system-prompt"
+	case "user":
+		return "user"
+	case "assistant":
+		return "model"
+	case "tool":
+		return "tool"
+	}
+	return ""
 }
 
-// message summarizes a message: its role (and unusual source), the tool call
-// a tool message answers, a text preview and the tool calls it makes.
-func message(m jsonv.Value) string {
+// appendMessage appends the summary of a message: its role (and unusual
+// source), the tool call a tool message answers, a text preview and the
+// tool calls it makes. The source and the blocks are only peeked at, so
+// what is not shown (a reasoning block, a source's other members) is not
+// decoded.
+func appendMessage(b []byte, m jsonv.Value) []byte {
+	start := len(b)
 	role := m.Field("role").Text()
-	head := role
-	if kind := m.Field("source").Field("kind").Text(); kind != "" && kind != defaultSource[role] {
-		head += " (" + kind + ")"
+	b = append(b, role...)
+	if kind, _ := m.PeekPath("source", "kind"); kind.Text() != "" && kind.Text() != defaultSource(role) {
+		b = append(b, " ("...)
+		b = append(b, kind.Text()...)
+		b = append(b, ')')
 	}
 	if id := m.Field("toolCallId").Text(); id != "" {
-		head += " " + id
+		b = append(b, ' ')
+		b = append(b, id...)
 	}
-	var texts []string
-	var calls []string
+	var textsBuf [4]string
+	texts := textsBuf[:0]
+	var callsBuf [4]jsonv.Value
+	calls := callsBuf[:0] // the tool-call blocks
 	for _, block := range m.Field("content").Elements() {
-		// Peek: a block skipped (reasoning) is not decoded, its text not copied.
 		typ, _ := block.Peek("type")
 		switch typ.Text() {
 		case "text":
-			texts = append(texts, block.Field("text").Text())
+			text, _ := block.Peek("text")
+			texts = append(texts, text.Text())
 		case "tool-call":
-			calls = append(calls, block.Field("name").Text()+"("+block.Field("id").Text()+")")
+			calls = append(calls, block)
 		case "tool-result": // the v0..v3 tool message shape
-			head = join(head, block.Field("toolCallId").Text())
-			texts = append(texts, contentText(block.Field("content")))
+			if len(b) > start { // the id joins the head with a space
+				b = append(b, ' ')
+			}
+			id, _ := block.Peek("toolCallId")
+			b = append(b, id.Text()...)
+			content, _ := block.Peek("content")
+			texts = append(texts, contentText(content))
 		}
 	}
-	s := head + ":"
+	b = append(b, ':')
 	if len(texts) > 0 {
-		s = join(s, strconv.Quote(cutJoined(texts, previewRunes)))
+		var cut [4 * (previewRunes + 4)]byte
+		b = append(b, ' ')
+		b = strconv.AppendQuote(b, string(appendCutJoined(cut[:0], texts, previewRunes)))
 	}
-	if len(calls) > 0 {
-		s = join(s, "calls "+strings.Join(calls, ", "))
+	for i, block := range calls {
+		if i == 0 {
+			b = append(b, " calls "...)
+		} else {
+			b = append(b, ", "...)
+		}
+		name, _ := block.Peek("name")
+		id, _ := block.Peek("id")
+		b = append(b, name.Text()...)
+		b = append(b, '(')
+		b = append(b, id.Text()...)
+		b = append(b, ')')
 	}
 	if m.Field("isError").IsTrue() {
-		s = join(s, "[error]")
+		b = append(b, " [error]"...)
 	}
-	return s
+	return b
 }
 
 // contentText joins the text of a content value: a string or a block list.
@@ -194,8 +258,9 @@ func contentText(content jsonv.Value) string {
 	return strings.Join(texts, " ")
 }
 
-// attempt summarizes a failed model request by its finish reason.
-func attempt(data jsonv.Value) string {
+// appendAttempt appends the summary of a failed model request: its finish
+// reason.
+func appendAttempt(b []byte, data jsonv.Value) []byte {
 	for _, entry := range data.Field("stream").Elements() {
 		chunk := entry.Field("chunk")
 		if chunk.Field("type").Text() != "finish" {
@@ -204,128 +269,158 @@ func attempt(data jsonv.Value) string {
 		r := chunk.Field("reason")
 		failure := r.Field("failure")
 		if code := failure.Field("code").Text(); code != "" {
-			return join("failed "+code, quote(failure.Field("message").Text()))
+			b = append(b, "failed "...)
+			b = append(b, code...)
+			return appendQuote(append(b, ' '), failure.Field("message").Text())
 		}
-		return "finished " + reason(r)
+		return appendReason(append(b, "finished "...), r)
 	}
-	return itoa(int64(data.Field("stream").Len())) + " stream entries, no finish"
+	b = strconv.AppendInt(b, int64(data.Field("stream").Len()), 10)
+	return append(b, " stream entries, no finish"...)
 }
 
-// call summarizes a tool call: name(id) and an argument preview.
-func call(name, id string, arguments jsonv.Value) string {
+// appendCall appends the summary of a tool call: name(id) and an argument
+// preview.
+func appendCall(b []byte, name, id string, arguments jsonv.Value) []byte {
 	args, ok := arguments.Str()
 	if !ok {
 		args = arguments.String()
 	}
-	return join(name+"("+id+")", preview(args))
+	b = append(b, name...)
+	b = append(b, '(')
+	b = append(b, id...)
+	b = append(b, ") "...)
+	return appendPreview(b, args)
 }
 
-// reason writes a reason object by its kind, nested reasons in parentheses:
-// "completed", "aborted (user)".
-func reason(r jsonv.Value) string {
+// appendReason appends a reason object by its kind, nested reasons in
+// parentheses: "completed", "aborted (user)".
+func appendReason(b []byte, r jsonv.Value) []byte {
 	kind := r.Field("kind").Text()
 	if inner := r.Field("reason"); inner.Kind() == jsonv.Object {
-		return kind + " (" + reason(inner) + ")"
+		b = append(b, kind...)
+		b = append(b, " ("...)
+		return append(appendReason(b, inner), ')')
 	}
 	if kind == "" {
-		return r.String()
+		return r.Append(b)
 	}
-	return kind
+	return append(b, kind...)
 }
 
-func requestHeader(data jsonv.Value) string {
+func appendRequestHeader(b []byte, data jsonv.Value) []byte {
 	header := data.Field("header")
-	s := data.Field("reason").Text() + ":"
-	if model := providerModel(header.Field("config")); model != "" {
-		s = join(s, model)
-	}
+	b = append(b, data.Field("reason").Text()...)
+	b = append(b, ':')
+	b = appendProviderModel(b, header.Field("config"), " ")
 	tools := header.Field("tools")
 	switch tools.Kind() {
 	case jsonv.Array:
-		s = join(s+",", plural(tools.Len(), "tool"))
+		b = append(b, ", "...)
+		b = appendPlural(b, tools.Len(), "tool")
 	case jsonv.String: // a snapshot's {{tools}} placeholder
-		s = join(s+",", "tools "+tools.Text())
+		b = append(b, ", tools "...)
+		b = append(b, tools.Text()...)
 	}
-	return s
+	return b
 }
 
-func requestContext(data jsonv.Value) string {
-	s := providerModel(data)
+func appendRequestContext(b []byte, data jsonv.Value) []byte {
+	b = appendProviderModel(b, data, "")
 	if window, ok := data.Field("contextWindow").SafeInt(); ok {
-		s = join(s+",", "context window "+itoa(window))
+		b = append(b, ", context window "...)
+		b = strconv.AppendInt(b, window, 10)
 	}
 	if data.Has("systemPromptUpdate") {
-		s = join(s+",", "system prompt update")
+		b = append(b, ", system prompt update"...)
 	}
-	return s
+	return b
 }
 
-func providerModel(v jsonv.Value) string {
+// appendProviderModel appends "provider/model", after prefix, unless the
+// value names neither.
+func appendProviderModel(b []byte, v jsonv.Value, prefix string) []byte {
 	provider, model := v.Field("provider").Text(), v.Field("model").Text()
 	if provider == "" && model == "" {
-		return ""
+		return b
 	}
-	return provider + "/" + model
+	b = append(b, prefix...)
+	b = append(b, provider...)
+	b = append(b, '/')
+	return append(b, model...)
 }
 
-// spliced summarizes an inbox splice: its target, what it removed and the
-// messages it inserted.
-func spliced(data jsonv.Value) string {
-	s := data.Field("target").Text() + ":"
+// appendSpliced appends the summary of an inbox splice: its target, what it
+// removed and the messages it inserted.
+func appendSpliced(b []byte, data jsonv.Value) []byte {
+	b = append(b, data.Field("target").Text()...)
+	b = append(b, ':')
 	if removed, ok := data.Field("removedCount").SafeInt(); ok {
-		s = join(s, "removed "+itoa(removed))
+		b = append(b, " removed "...)
+		b = strconv.AppendInt(b, removed, 10)
 	}
 	inserted := data.Field("inserted").Elements()
 	switch {
 	case len(inserted) == 0 && data.Has("removedCount"):
-		return s
+		return b
 	case len(inserted) == 0:
-		return s + " inserted none"
+		return append(b, " inserted none"...)
 	}
+	b = append(b, " inserted "...)
 	if len(inserted) > 1 {
-		return join(s, "inserted "+itoa(int64(len(inserted)))+", first "+message(inserted[0]))
+		b = strconv.AppendInt(b, int64(len(inserted)), 10)
+		b = append(b, ", first "...)
 	}
-	return join(s, "inserted "+message(inserted[0]))
+	return appendMessage(b, inserted[0])
 }
 
-func compactionSummary(data jsonv.Value) string {
-	s := data.Field("compactionId").Text()
+func appendCompactionSummary(b []byte, data jsonv.Value) []byte {
+	b = append(b, data.Field("compactionId").Text()...)
 	if shadowed := counts(data.Field("shadowedSeqs")); len(shadowed) > 0 {
-		s = join(s, "shadows "+SeqList(shadowed))
+		b = append(appendSpace(b), "shadows "...)
+		b = appendSeqList(b, shadowed)
 	}
-	return join(s+":", quote(contentText(data.Field("summary"))))
+	b = append(b, ": "...)
+	return appendQuote(b, contentText(data.Field("summary")))
 }
 
-// fields lists the data's members other than turn and step: scalars as
-// key=value, objects as key={…}, arrays as key=[n].
-func fields(data jsonv.Value) string {
+// appendFields appends the data's members other than turn and step:
+// scalars as key=value, objects as key={…}, arrays as key=[n].
+func appendFields(b []byte, data jsonv.Value) []byte {
 	if data.Kind() != jsonv.Object {
 		if data.IsNull() {
-			return ""
+			return b
 		}
-		return preview(data.String())
+		return appendPreview(b, data.String())
 	}
-	var parts []string
+	start := len(b)
 	for _, m := range data.Members() {
 		if m.Key == "turn" || m.Key == "step" {
 			continue
 		}
+		if len(b) > start {
+			b = append(b, ' ')
+		}
+		b = append(b, m.Key...)
+		b = append(b, '=')
 		switch m.Value.Kind() {
 		case jsonv.Object:
-			if kind := m.Value.Field("kind").Text(); kind != "" {
-				parts = append(parts, m.Key+"="+kind)
+			if kind, _ := m.Value.Peek("kind"); kind.Text() != "" {
+				b = append(b, kind.Text()...)
 			} else {
-				parts = append(parts, m.Key+"={…}")
+				b = append(b, "{…}"...)
 			}
 		case jsonv.Array:
-			parts = append(parts, m.Key+"=["+itoa(int64(m.Value.Len()))+"]")
+			b = append(b, '[')
+			b = strconv.AppendInt(b, int64(m.Value.Len()), 10)
+			b = append(b, ']')
 		case jsonv.String:
-			parts = append(parts, m.Key+"="+preview(m.Value.Text()))
+			b = appendPreview(b, m.Value.Text())
 		default:
-			parts = append(parts, m.Key+"="+m.Value.String())
+			b = m.Value.Append(b)
 		}
 	}
-	return strings.Join(parts, " ")
+	return b
 }
 
 // counts returns the non-negative safe integers of an array.
@@ -339,11 +434,17 @@ func counts(v jsonv.Value) []int64 {
 	return out
 }
 
-// quote previews text in double quotes, on one line and cut short.
-func quote(text string) string { return strconv.Quote(preview(text)) }
+// appendQuote appends a preview of text in double quotes, on one line and
+// cut short.
+func appendQuote(b []byte, text string) []byte {
+	var cut [4 * (previewRunes + 4)]byte
+	return strconv.AppendQuote(b, string(appendCutJoined(cut[:0], []string{text}, previewRunes)))
+}
 
-// preview is text on one line and cut short, without quotes.
-func preview(text string) string { return cutLine(text, previewRunes) }
+// appendPreview appends text on one line and cut short, without quotes.
+func appendPreview(b []byte, text string) []byte {
+	return appendCutJoined(b, []string{text}, previewRunes)
+}
 
 // cutLine collapses every run of white space (newlines included) in text
 // to one space, trims the ends and cuts the result as truncate does,
@@ -353,14 +454,16 @@ func cutLine(text string, n int) string { return cutJoined([]string{text}, n) }
 
 // cutJoined is cutLine of the texts joined by spaces, without joining
 // them: the texts after the first n runes are never read.
-func cutJoined(texts []string, n int) string {
-	var b strings.Builder
-	b.Grow(n + 4)        // the cut of an ASCII text, in one allocation
-	runes, cutAt := 0, 0 // cutAt: the bytes of the first n-1 runes
+func cutJoined(texts []string, n int) string { return string(appendCutJoined(nil, texts, n)) }
+
+// appendCutJoined appends cutJoined(texts, n) to b.
+func appendCutJoined(b []byte, texts []string, n int) []byte {
+	start := len(b)
+	runes, cutAt := 0, start // cutAt: where the first n-1 runes end
 	add := func(s string) {
-		b.WriteString(s)
+		b = append(b, s...)
 		if runes++; runes == n-1 {
-			cutAt = b.Len()
+			cutAt = len(b)
 		}
 	}
 	space := false // white space since the last rune kept
@@ -369,7 +472,7 @@ func cutJoined(texts []string, n int) string {
 			break
 		}
 		if k > 0 { // the space that joins text to the one before
-			space = b.Len() > 0
+			space = len(b) > start
 		}
 		for i := 0; i < len(text) && runes <= n; {
 			r, size := rune(text[i]), 1
@@ -378,7 +481,7 @@ func cutJoined(texts []string, n int) string {
 			}
 			switch {
 			case isSpace(r):
-				space = b.Len() > 0
+				space = len(b) > start
 			case space && runes == n:
 				runes++ // the space would be rune n+1
 			default:
@@ -392,15 +495,15 @@ func cutJoined(texts []string, n int) string {
 		}
 	}
 	if runes <= n {
-		return b.String()
+		return b
 	}
 	// As truncate does, by way of []rune: a byte that is not UTF-8 becomes
 	// U+FFFD (valid UTF-8 goes through unchanged).
-	kept := b.String()[:cutAt]
-	if !utf8.ValidString(kept) {
-		kept = string([]rune(kept))
+	b = b[:cutAt]
+	if kept := b[start:]; !utf8.Valid(kept) {
+		b = append(b[:start], string([]rune(string(kept)))...)
 	}
-	return kept + "…"
+	return append(b, "…"...)
 }
 
 // isSpace is unicode.IsSpace, without a call for ASCII.
@@ -411,29 +514,41 @@ func isSpace(r rune) bool {
 	return unicode.IsSpace(r)
 }
 
-// truncate cuts s to at most n runes, ending with "…" when it cut.
-func truncate(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
+// truncate returns b as a string cut to at most n runes, ending with "…"
+// when it cut.
+func truncate(b []byte, n int) string {
+	if utf8.RuneCount(b) <= n {
+		return string(b)
 	}
-	runes := []rune(s)
+	runes := []rune(string(b))
 	return string(runes[:n-1]) + "…"
 }
 
-func join(a, b string) string {
-	if a == "" {
+// appendSpace appends the space that joins a part to the summary before
+// it, when there is one.
+func appendSpace(b []byte) []byte {
+	if len(b) == 0 {
 		return b
 	}
-	return a + " " + b
+	return append(b, ' ')
 }
 
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
+func appendPlural(b []byte, n int, noun string) []byte {
+	b = strconv.AppendInt(b, int64(n), 10)
+	b = append(b, ' ')
+	b = append(b, noun...)
+	if n != 1 {
+		b = append(b, 's')
 	}
-	return itoa(int64(n)) + " " + noun + "s"
+	return b
 }
 
-func seqSpan(start, end int64) string { return itoa(start) + ".." + itoa(end) }
+func seqSpan(start, end int64) string { return string(appendSeqSpan(nil, start, end)) }
+
+func appendSeqSpan(b []byte, start, end int64) []byte {
+	b = strconv.AppendInt(b, start, 10)
+	b = append(b, ".."...)
+	return strconv.AppendInt(b, end, 10)
+}
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }

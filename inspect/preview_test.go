@@ -29,7 +29,7 @@ func TestCutLineIsTruncatedOneLine(t *testing.T) {
 	}
 	for _, text := range texts {
 		for _, n := range []int{1, 2, 5, previewRunes} {
-			if got, want := cutLine(text, n), truncate(oneLine(text), n); got != want {
+			if got, want := cutLine(text, n), truncate([]byte(oneLine(text)), n); got != want {
 				t.Errorf("cutLine(%q, %d) = %q, want %q", text, n, got, want)
 			}
 		}

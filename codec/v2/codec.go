@@ -286,7 +286,7 @@ func (d *Decoder) Finish() (int64, error) {
 // compressed form is copied without change.
 func EncodeEvent(dst []byte, ev session.Event) []byte {
 	ranges, present := ev.Row.Get("sourceEventSeqs")
-	if !present {
+	if !present || compressedSeqRanges(ranges) {
 		return ev.Row.Append(dst)
 	}
 	compressed := session.EncodeSeqRanges(session.ExpandSeqRanges(ranges))
@@ -294,6 +294,47 @@ func EncodeEvent(dst []byte, ev session.Event) []byte {
 		return ev.Row.Append(dst)
 	}
 	return ev.Row.With("sourceEventSeqs", compressed).Append(dst)
+}
+
+// compressedSeqRanges reports whether a sourceEventSeqs value is already
+// what compressing its expansion writes, judged on the members as they are,
+// without expanding them: counts and [start, end] pairs, strictly
+// increasing, each run of three or more consecutive seqs a pair and every
+// pair such a run. False means only that EncodeEvent must compress to know.
+func compressedSeqRanges(v jsonv.Value) bool {
+	if v.Kind() != jsonv.Array {
+		return false
+	}
+	last := int64(-2) // the last seq so far; at first one no seq follows
+	run := 0          // the consecutive seqs that end at last
+	for _, member := range v.Elements() {
+		if member.Kind() != jsonv.Array {
+			n, ok := member.Count()
+			if !ok || n <= last {
+				return false
+			}
+			if n == last+1 {
+				run++
+			} else {
+				run = 1
+			}
+			if run >= 3 {
+				return false
+			}
+			last = n
+			continue
+		}
+		if member.Len() != 2 {
+			return false
+		}
+		start, ok1 := member.Index(0).Count()
+		end, ok2 := member.Index(1).Count()
+		if !ok1 || !ok2 || start <= last+1 || end-start < 2 {
+			return false
+		}
+		last, run = end, 3
+	}
+	return true
 }
 
 // ContainsNegZero reports whether -0 occurs anywhere in v, which dsh's

@@ -134,35 +134,30 @@ func checkEvent(row jsonv.Value, known func(string) bool, admitted bool) error {
 	if err != nil {
 		return err
 	}
-	typeValue, hasType := value.Get("type")
-	typ := typeValue.Text()
-	seqValue, hasSeq := value.Get("seq")
+	env := readEnvelope(value)
+	typ := env.typ.Text()
 	subject := func() string {
-		return "format v3 " + jsform.String(typeValue, hasType) + " at seq " + jsform.String(seqValue, hasSeq)
+		return "format v3 " + jsform.String(env.typ, env.has&hasType != 0) + " at seq " + jsform.String(env.seq, env.has&hasSeq != 0)
 	}
-	opaque := !isKnown(typ, known)
-	optional := []string{"ignorable"}
-	if surfaceTypes[typ] || opaque {
-		optional = []string{"ignorable", "surfaceOp", "sourceEventSeqs"}
-	}
-	if err := Fields(value, []string{"type", "seq", "time", "data"}, optional, subject); err != nil {
+	surface := surfaceTypes[typ]
+	if err := env.checkFields(surface || !isKnown(typ, known), subject); err != nil {
 		return err
 	}
-	if typeValue.Kind() != jsonv.String {
+	if env.typ.Kind() != jsonv.String {
 		return session.FormatErrorf("%s type must be a string", subject())
 	}
-	seq, ok := seqValue.Count()
+	seq, ok := env.seq.Count()
 	if !ok {
 		return session.FormatErrorf("%s seq must be a non-negative safe integer", subject())
 	}
-	if _, ok := value.Field("time").SafeInt(); !ok {
+	if _, ok := env.time.SafeInt(); !ok {
 		return session.FormatErrorf("%s time must be a safe integer", subject())
 	}
-	if ig, ok := value.Get("ignorable"); ok && !ig.IsTrue() {
+	if env.has&hasIgnorable != 0 && !env.ignorable.IsTrue() {
 		return session.FormatErrorf("%s ignorable must be true when present", subject())
 	}
-	if surfaceTypes[typ] {
-		if err := checkSurface(value, typ, seq, subject); err != nil {
+	if surface {
+		if err := checkSurface(env, typ, seq, subject); err != nil {
 			return err
 		}
 	}
@@ -172,6 +167,79 @@ func checkEvent(row jsonv.Value, known func(string) bool, admitted bool) error {
 		}
 	}
 	return checkCanonicalPayload(value, typ, subject)
+}
+
+// envelope is the members of an event row that checkEvent reads, found in
+// one pass over the row.
+type envelope struct {
+	typ, seq, time, ignorable, surfaceOp, sources jsonv.Value
+	has                                           uint8 // the hasType... bits of the members present
+	// The positions of the first member outside the envelope's keys and
+	// of the two members only surface and opaque events may have, or -1.
+	otherAt, surfaceOpAt, sourcesAt int
+	other                           string // the key at otherAt
+}
+
+// The bits of envelope.has.
+const (
+	hasType uint8 = 1 << iota
+	hasSeq
+	hasTime
+	hasData
+	hasIgnorable
+)
+
+// readEnvelope reads the envelope members of an event row, an object.
+func readEnvelope(row jsonv.Value) envelope {
+	env := envelope{otherAt: -1, surfaceOpAt: -1, sourcesAt: -1}
+	for i, m := range row.Members() {
+		switch m.Key {
+		case "type":
+			env.typ, env.has = m.Value, env.has|hasType
+		case "seq":
+			env.seq, env.has = m.Value, env.has|hasSeq
+		case "time":
+			env.time, env.has = m.Value, env.has|hasTime
+		case "data":
+			env.has |= hasData
+		case "ignorable":
+			env.ignorable, env.has = m.Value, env.has|hasIgnorable
+		case "surfaceOp":
+			env.surfaceOp, env.surfaceOpAt = m.Value, i
+		case "sourceEventSeqs":
+			env.sources, env.sourcesAt = m.Value, i
+		default:
+			if env.otherAt < 0 {
+				env.other, env.otherAt = m.Key, i
+			}
+		}
+	}
+	return env
+}
+
+// checkFields is Fields on the envelope, with type, seq, time and data
+// required, and ignorable optional, and surfaceOp and sourceEventSeqs too
+// when extended: a missing member is reported first, in that order, then
+// the first unexpected one.
+func (env envelope) checkFields(extended bool, subject func() string) error {
+	for i, key := range [...]string{"type", "seq", "time", "data"} {
+		if env.has&(1<<i) == 0 {
+			return session.FormatErrorf("%s lacks required field %s", subject(), key)
+		}
+	}
+	unexpected, at := env.other, env.otherAt
+	if !extended {
+		if env.surfaceOpAt >= 0 && (at < 0 || env.surfaceOpAt < at) {
+			unexpected, at = "surfaceOp", env.surfaceOpAt
+		}
+		if env.sourcesAt >= 0 && (at < 0 || env.sourcesAt < at) {
+			unexpected, at = "sourceEventSeqs", env.sourcesAt
+		}
+	}
+	if at >= 0 {
+		return session.FormatErrorf("%s has unexpected field %s", subject(), unexpected)
+	}
+	return nil
 }
 
 func isKnown(typ string, known func(string) bool) bool {
@@ -188,9 +256,9 @@ func isKnown(typ string, known func(string) bool) bool {
 	return known != nil && known(typ)
 }
 
-func checkSurface(value jsonv.Value, typ string, seq int64, subject func() string) error {
-	op, ok := value.Get("surfaceOp")
-	if !ok {
+func checkSurface(env envelope, typ string, seq int64, subject func() string) error {
+	op := env.surfaceOp
+	if env.surfaceOpAt < 0 {
 		return session.FormatErrorf("%s requires a surfaceOp marker", subject())
 	}
 	if op.Text() != "append" {
@@ -210,8 +278,8 @@ func checkSurface(value jsonv.Value, typ string, seq int64, subject func() strin
 			}
 		}
 	}
-	sources, ok := value.Get("sourceEventSeqs")
-	if !ok {
+	sources := env.sources
+	if env.sourcesAt < 0 {
 		return nil
 	}
 	if typ == "assistant/message" {

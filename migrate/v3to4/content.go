@@ -8,9 +8,14 @@ import (
 	"github.com/dshlog/dshlog/session"
 )
 
-// The content block kinds v3 knew; any other kind is namespaced.
-var v3BlockTypes = map[string]bool{
-	"text": true, "reasoning": true, "image": true, "file": true, "tool-call": true, "tool-result": true,
+// isV3BlockType reports whether typ is a content block kind v3 knew; any
+// other kind is namespaced.
+func isV3BlockType(typ string) bool {
+	switch typ {
+	case "text", "reasoning", "image", "file", "tool-call", "tool-result":
+		return true
+	}
+	return false
 }
 
 // subject names the part of an event a refusal is about. It is called only
@@ -29,7 +34,7 @@ func migrateBlock(block jsonv.Value, subject subject) (jsonv.Value, bool, error)
 	if block.Kind() != jsonv.Object || !ok {
 		return block, false, session.FormatErrorf("%s requires content blocks with string type tags", subject())
 	}
-	if v3BlockTypes[typ] {
+	if isV3BlockType(typ) {
 		return block, false, nil
 	}
 	return block.With("type", jsonv.StringValue("plugin:"+typ)), true, nil
@@ -134,8 +139,18 @@ func migrateEventContent(ev session.Event) (session.Event, error) {
 
 // migrateStream namespaces the block kinds of an embedded stream's raw
 // block-start and block-end chunks; packed runs and other entries stay.
-// Entries are only peeked at: one whose kinds are all known is not decoded.
+// A stream in canonical text whose block chunks all name known kinds is
+// passed over in one scan of its bytes (knownBlockChunks); otherwise the
+// entries are only peeked at: one whose kinds are all known is not decoded.
 func migrateStream(stream jsonv.Value, subject subject) (jsonv.Value, bool, error) {
+	if raw := stream.Raw(); raw != nil && knownBlockChunks(raw) {
+		return stream, false, nil
+	}
+	return migrateStreamEntries(stream, subject)
+}
+
+// migrateStreamEntries is migrateStream, entry by entry.
+func migrateStreamEntries(stream jsonv.Value, subject subject) (jsonv.Value, bool, error) {
 	var mapped []jsonv.Value
 	for i, entry := range v4.StreamChunks(stream) {
 		out, changed := entry, false
@@ -187,7 +202,7 @@ func knownChunkKinds(entry jsonv.Value) bool {
 		return true
 	}
 	typ, ok := kind.Str()
-	return ok && v3BlockTypes[typ]
+	return ok && isV3BlockType(typ)
 }
 
 // The canonical text of stream entries up to their type tag, and of the
@@ -242,7 +257,47 @@ func canonicalUnknownChunkKind(raw []byte) (unknown, sure bool) {
 	if !ok || bytes.IndexByte(kind, '\\') >= 0 {
 		return false, false
 	}
-	return !v3BlockTypes[string(kind)], true
+	return !isV3BlockType(string(kind)), true
+}
+
+// The block chunks as dsh writes them, after their "block- and up to the
+// kind they name.
+var (
+	blockStartTail = []byte(`start","index":`)
+	blockEndTail   = []byte(`end","index":`)
+)
+
+// knownBlockChunks reports whether migrateStream keeps, without refusing,
+// a stream whose canonical text is raw, judged on the text alone: every
+// "block-… string in it is a block-start or block-end chunk tag in dsh's
+// shape (see canonicalUnknownChunkKind) followed by a kind v3 knows.
+// Canonical text spells each string one way, so every chunk tag
+// migrateStream would look at is among the strings found; a string that
+// is no chunk tag only makes the answer false, sending the stream the
+// slow way.
+func knownBlockChunks(raw []byte) bool {
+	for {
+		i := bytes.Index(raw, blockChunkTag)
+		if i < 0 {
+			return true
+		}
+		rest := raw[i+len(blockChunkTag):]
+		var ok bool
+		switch {
+		case bytes.HasPrefix(rest, blockStartTail):
+			rest, ok = bytes.CutPrefix(skipNumber(rest[len(blockStartTail):]), blockStartKind)
+		case bytes.HasPrefix(rest, blockEndTail):
+			rest, ok = bytes.CutPrefix(skipNumber(rest[len(blockEndTail):]), blockEndKind)
+		}
+		if !ok {
+			return false
+		}
+		kind, after, closed := bytes.Cut(rest, []byte(`"`))
+		if !closed || !isV3BlockType(string(kind)) {
+			return false
+		}
+		raw = after
+	}
 }
 
 // skipNumber returns text after the JSON number it starts with.
@@ -279,7 +334,7 @@ func migrateChunk(chunk jsonv.Value, subject subject) (jsonv.Value, bool, error)
 		if !ok {
 			return chunk, false, session.FormatErrorf("%s blockType must be a string", subject())
 		}
-		if v3BlockTypes[original] {
+		if isV3BlockType(original) {
 			return chunk, false, nil
 		}
 		return chunk.With("blockType", jsonv.StringValue("plugin:"+original)), true, nil

@@ -53,12 +53,15 @@ func liftToolResult(ev session.Event) (session.Event, bool, error) {
 			}
 		}
 	}
-	members := []jsonv.Member{
+	// Exactly the members below: the fixed ones and isError stand for the
+	// message's four owned members and the wrapper's three or four.
+	members := make([]jsonv.Member, 0, message.Len()+wrapper.Len()-2)
+	members = append(members,
 		jsonv.M("role", jsonv.StringValue("tool")),
 		jsonv.M("source", source),
 		jsonv.M("toolCallId", jsonv.StringValue(callID)),
 		jsonv.M("content", result),
-	}
+	)
 	if hasIsError {
 		members = append(members, jsonv.M("isError", isError))
 	}
