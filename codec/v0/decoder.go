@@ -58,6 +58,67 @@ func (d *Decoder) Decode(row jsonv.Value, emit stage.Emit) error {
 		}
 		return nil
 	}
+	return d.place(row, current, item, f, emit)
+}
+
+// CheckRow decodes a row ahead of DecodeChecked, from the row alone: the
+// event or packed run it decodes to and, for an event, whether it passes
+// dsh's released payload rules at the session's version with the row's own
+// seq (which the stages would otherwise run in place). A row the codec
+// refuses is left for DecodeChecked to decode again, where its index words
+// the refusal. CheckRow reads nothing of the decoder but its version, so it
+// may run on other goroutines while the decoder decodes earlier rows.
+func (d *Decoder) CheckRow(row jsonv.Value) v2.RowCheck {
+	item, f, err := decodeRow(row, 0)
+	if err != nil {
+		return v2.RowCheck{}
+	}
+	if item.Run == nil {
+		item.PayloadChecked = payloadPasses(item.Event, f, d.header.Version)
+	}
+	return v2.RowCheck{Layout: &decodedRow{item, f}}
+}
+
+// decodedRow is what CheckRow concluded about a row it accepted.
+type decodedRow struct {
+	item stage.Item
+	f    envelope
+}
+
+// DecodeChecked is Decode for a row whose CheckRow result is c.
+func (d *Decoder) DecodeChecked(row jsonv.Value, c v2.RowCheck, emit stage.Emit) error {
+	ahead, ok := c.Layout.(*decodedRow)
+	if !ok {
+		return d.Decode(row, emit)
+	}
+	current := d.rowIndex
+	d.rowIndex++
+	return d.place(row, current, ahead.item, ahead.f, emit)
+}
+
+// payloadPasses reports whether the event of a decoded row passes the
+// released payload rules of version at the row's seq. Those rules read the
+// event's type, seq and data only, so the verdict holds for the event
+// Decode emits, whose seq is the row's when it is emitted at all (and
+// whose sourceEventSeqs may be expanded). The stages check assistant/chunk
+// events otherwise, and a type that is not a string by its string form:
+// neither is checked ahead.
+func payloadPasses(ev session.Event, f envelope, version int) bool {
+	if f.typ.Kind() != jsonv.String || ev.Type == "assistant/chunk" {
+		return false
+	}
+	seq, ok := f.seq.Count()
+	if !ok {
+		return false
+	}
+	ev.Seq = seq
+	return v2.CheckEventPayload(ev, version) == nil
+}
+
+// place applies the seq discipline and the recovery policy to the item
+// that the body row at index current decoded to, whose envelope f holds,
+// and emits it.
+func (d *Decoder) place(row jsonv.Value, current int64, item stage.Item, f envelope, emit stage.Emit) error {
 	closesTurn := item.Run == nil && item.Event.Type == "turn/end"
 	if d.issue != nil {
 		if closesTurn {

@@ -30,7 +30,7 @@ func TestChunkFastPath(t *testing.T) {
 			ev := session.Event{Type: "assistant/chunk", Seq: 4, Time: 1, Row: row}
 			fast, slow := newTestStage(compaction), newTestStage(compaction)
 			gotEv, gotErr := fast.normalizeChunk(ev)
-			wantEv, wantErr := slow.normalizeSteps(ev)
+			wantEv, wantErr := slow.normalizeSteps(ev, false)
 			if sessiontest.RefusalText(gotErr) != sessiontest.RefusalText(wantErr) {
 				t.Errorf("%s: refusal %q, steps give %q", text, sessiontest.RefusalText(gotErr), sessiontest.RefusalText(wantErr))
 				continue
