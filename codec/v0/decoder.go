@@ -75,8 +75,23 @@ func (d *Decoder) CheckRow(row jsonv.Value) v2.RowCheck {
 	}
 	if item.Run == nil {
 		item.PayloadChecked = payloadPasses(item.Event, f, d.header.Version)
+		warmChunk(item.Event)
 	}
 	return v2.RowCheck{Layout: &decodedRow{item, f}}
+}
+
+// warmChunk decodes, ahead of the stages, what they look into of an
+// assistant/chunk event that the read-ahead's warm-up leaves alone: its
+// chunk and the block a block-end chunk finishes. Decoding is remembered
+// in the row, so the stages find them decoded.
+func warmChunk(ev session.Event) {
+	if ev.Type != "assistant/chunk" {
+		return
+	}
+	chunk := ev.Data().Field("chunk")
+	if chunk.Field("type").Text() == "block-end" {
+		chunk.Field("block").Members()
+	}
 }
 
 // decodedRow is what CheckRow concluded about a row it accepted.
