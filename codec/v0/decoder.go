@@ -68,16 +68,20 @@ func (d *Decoder) Decode(row jsonv.Value, emit stage.Emit) error {
 // refuses is left for DecodeChecked to decode again, where its index words
 // the refusal. CheckRow reads nothing of the decoder but its version, so it
 // may run on other goroutines while the decoder decodes earlier rows.
+//
+// The result allocates nothing: a run is its *ChunkRun in Layout; an event
+// is Framed (FramedOK), with its payloadVerdict in Layout.
 func (d *Decoder) CheckRow(row jsonv.Value) v2.RowCheck {
 	item, f, err := decodeRow(row, 0)
 	if err != nil {
 		return v2.RowCheck{}
 	}
-	if item.Run == nil {
-		item.PayloadChecked = payloadPasses(item.Event, f, d.header.Version)
-		warmChunk(item.Event)
+	if item.Run != nil {
+		return v2.RowCheck{Layout: item.Run}
 	}
-	return v2.RowCheck{Layout: &decodedRow{item, f}}
+	warmChunk(item.Event)
+	verdict := payloadVerdict(payloadPasses(item.Event, f, d.header.Version))
+	return v2.RowCheck{Framed: item.Event, FramedOK: true, Layout: verdict}
 }
 
 // warmChunk decodes, ahead of the stages, what they look into of an
@@ -94,21 +98,26 @@ func warmChunk(ev session.Event) {
 	}
 }
 
-// decodedRow is what CheckRow concluded about a row it accepted.
-type decodedRow struct {
-	item stage.Item
-	f    envelope
-}
+// payloadVerdict says whether CheckRow found an event passing the payload
+// rules.
+type payloadVerdict bool
 
 // DecodeChecked is Decode for a row whose CheckRow result is c.
 func (d *Decoder) DecodeChecked(row jsonv.Value, c v2.RowCheck, emit stage.Emit) error {
-	ahead, ok := c.Layout.(*decodedRow)
-	if !ok {
+	var item stage.Item
+	var f envelope
+	switch ahead := c.Layout.(type) {
+	case *ChunkRun:
+		item.Run = ahead
+	case payloadVerdict:
+		item = stage.Item{Event: c.Framed, PayloadChecked: bool(ahead)}
+		f = readEnvelope(row)
+	default:
 		return d.Decode(row, emit)
 	}
 	current := d.rowIndex
 	d.rowIndex++
-	return d.place(row, current, ahead.item, ahead.f, emit)
+	return d.place(row, current, item, f, emit)
 }
 
 // payloadPasses reports whether the event of a decoded row passes the

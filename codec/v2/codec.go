@@ -201,8 +201,9 @@ type RowCheck struct {
 	Framed   session.Event
 	FramedOK bool
 	// Layout is what the codec of the v0 row layout (formats v0 and v1),
-	// whose rows are not v2 rows, concluded about the row, in its own type,
-	// for its own DecodeChecked; nil for the v2 family.
+	// whose rows are not v2 rows, concluded about the row, in its own type
+	// and with the event it decodes to in Framed, for its own
+	// DecodeChecked; nil for the v2 family.
 	Layout any
 }
 
