@@ -70,7 +70,7 @@ func (d *Decoder) Decode(row jsonv.Value, emit stage.Emit) error {
 // may run on other goroutines while the decoder decodes earlier rows.
 //
 // The result allocates nothing: a run is its *ChunkRun in Layout; an event
-// is Framed (FramedOK), with its payloadVerdict in Layout.
+// is Framed (FramedOK), with its aheadEvent in Layout.
 func (d *Decoder) CheckRow(row jsonv.Value) v2.RowCheck {
 	item, f, err := decodeRow(row, 0)
 	if err != nil {
@@ -80,8 +80,18 @@ func (d *Decoder) CheckRow(row jsonv.Value) v2.RowCheck {
 		return v2.RowCheck{Layout: item.Run}
 	}
 	warmChunk(item.Event)
-	verdict := payloadVerdict(payloadPasses(item.Event, f, d.header.Version))
-	return v2.RowCheck{Framed: item.Event, FramedOK: true, Layout: verdict}
+	var ahead aheadEvent
+	if payloadPasses(item.Event, f, d.header.Version) {
+		ahead |= payloadChecked
+	}
+	if seq, ok := f.seq.Count(); ok {
+		item.Event.Seq = seq
+		ahead |= seqCounted
+		if f.hasRanges {
+			ahead |= hasRanges
+		}
+	}
+	return v2.RowCheck{Framed: item.Event, FramedOK: true, Layout: ahead}
 }
 
 // warmChunk decodes, ahead of the stages, what they look into of an
@@ -98,9 +108,19 @@ func warmChunk(ev session.Event) {
 	}
 }
 
-// payloadVerdict says whether CheckRow found an event passing the payload
-// rules.
-type payloadVerdict bool
+// aheadEvent is what CheckRow concluded about an event row besides the
+// event itself: a set of the flags below.
+type aheadEvent uint8
+
+const (
+	// payloadChecked says the event passes the payload rules.
+	payloadChecked aheadEvent = 1 << iota
+	// seqCounted says the row's seq is a count, the event's Seq; the
+	// envelope is then read off the flags instead of the row.
+	seqCounted
+	// hasRanges says the row has sourceEventSeqs.
+	hasRanges
+)
 
 // DecodeChecked is Decode for a row whose CheckRow result is c.
 func (d *Decoder) DecodeChecked(row jsonv.Value, c v2.RowCheck, emit stage.Emit) error {
@@ -109,9 +129,16 @@ func (d *Decoder) DecodeChecked(row jsonv.Value, c v2.RowCheck, emit stage.Emit)
 	switch ahead := c.Layout.(type) {
 	case *ChunkRun:
 		item.Run = ahead
-	case payloadVerdict:
-		item = stage.Item{Event: c.Framed, PayloadChecked: bool(ahead)}
-		f = readEnvelope(row)
+	case aheadEvent:
+		item = stage.Item{Event: c.Framed, PayloadChecked: ahead&payloadChecked != 0}
+		if ahead&seqCounted == 0 {
+			f = readEnvelope(row)
+			break
+		}
+		f = envelope{seq: jsonv.IntValue(c.Framed.Seq), hasSeq: true}
+		if ahead&hasRanges != 0 {
+			f.ranges, f.hasRanges = row.Field("sourceEventSeqs"), true
+		}
 	default:
 		return d.Decode(row, emit)
 	}
