@@ -8,6 +8,7 @@ import (
 
 	"github.com/dshlog/dshlog/codec/v2"
 	"github.com/dshlog/dshlog/internal/sessiontest"
+	"github.com/dshlog/dshlog/jsonv"
 	"github.com/dshlog/dshlog/migrate/stage"
 	"github.com/dshlog/dshlog/session"
 )
@@ -340,4 +341,62 @@ func TestDecoderIssue(t *testing.T) {
 	if err := d.Decode(sessiontest.Parse(t, `7`), func(stage.Item) error { return nil }); err != nil || sessiontest.RefusalText(d.Issue()) != "SessionFormatError: released Session row 0 must be a JSON object" {
 		t.Errorf("issue %v, err %v", d.Issue(), err)
 	}
+}
+
+// decodedStringArray is stringArray by decoding every element.
+func decodedStringArray(v jsonv.Value) (int, bool) {
+	if v.Kind() != jsonv.Array {
+		return 0, false
+	}
+	for _, e := range v.Elements() {
+		if e.Kind() != jsonv.String {
+			return v.Len(), false
+		}
+	}
+	return v.Len(), true
+}
+
+// checkStringArray compares stringArray with decoding on the value text
+// parses to, and on its canonical form when text is not canonical; it
+// reports whether the canonical text was read.
+func checkStringArray(t *testing.T, text string) bool {
+	v, err := jsonv.Parse([]byte(text))
+	if err != nil {
+		return false
+	}
+	canonical, _ := jsonv.Parse(v.Encode())
+	read := false
+	for _, v := range []jsonv.Value{v, canonical} {
+		n, ok := stringArray(v)
+		wantN, wantOK := decodedStringArray(v)
+		if ok != wantOK || (ok && n != wantN) {
+			t.Errorf("%s: stringArray = %d %v, decoding gives %d %v", v, n, ok, wantN, wantOK)
+		}
+		read = read || v.Raw() != nil
+	}
+	return read
+}
+
+// TestStringArray checks a packed payload's check on canonical text
+// against decoding it.
+func TestStringArray(t *testing.T) {
+	for _, text := range []string{
+		`[]`, `["a"]`, `["a","b"]`, `[""]`, `["",""]`, `["a",1]`, `[1,"a"]`, `[null]`,
+		`["a\"",""]`, `["a\\","b"]`, `["a\\\"b","c"]`, `["\\\\","x"]`, `["\\\\\"",7]`,
+		`["\\\\",1]`, `["a\\\\","b",2]`, `["\\\\",["x"]]`, `["\\\\\\\\","y",{}]`, `["\\",1]`,
+		`["\u0001","\ud800"]`, `["é","😀"]`, `[["a"],"b"]`, `["a",["b"]]`, `["a",{"b":"c"}]`,
+		`["a",true]`, `[ "a" , "b" ]`, `{"a":"b"}`, `"a"`, `["],[",","]`, `["\"]",1]`,
+	} {
+		if !checkStringArray(t, text) && strings.HasPrefix(text, "[") {
+			t.Errorf("%s: no canonical text was read", text)
+		}
+	}
+}
+
+// FuzzStringArray checks stringArray against decoding on arbitrary JSON.
+func FuzzStringArray(f *testing.F) {
+	for _, seed := range []string{`["a\\\"b","c"]`, `["\\\\",1]`, `[["a"],"b"]`, `[]`} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, text string) { checkStringArray(t, text) })
 }

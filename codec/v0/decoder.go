@@ -58,6 +58,118 @@ func (d *Decoder) Decode(row jsonv.Value, emit stage.Emit) error {
 		}
 		return nil
 	}
+	return d.place(row, current, item, f, emit)
+}
+
+// CheckRow decodes a row ahead of DecodeChecked, from the row alone: the
+// event or packed run it decodes to and, for an event, whether it passes
+// dsh's released payload rules at the session's version with the row's own
+// seq (which the stages would otherwise run in place). A row the codec
+// refuses is left for DecodeChecked to decode again, where its index words
+// the refusal. CheckRow reads nothing of the decoder but its version, so it
+// may run on other goroutines while the decoder decodes earlier rows.
+//
+// The result allocates nothing: a run is its *ChunkRun in Layout; an event
+// is Framed (FramedOK), with its aheadEvent in Layout.
+func (d *Decoder) CheckRow(row jsonv.Value) v2.RowCheck {
+	item, f, err := decodeRow(row, 0)
+	if err != nil {
+		return v2.RowCheck{}
+	}
+	if item.Run != nil {
+		return v2.RowCheck{Layout: item.Run}
+	}
+	warmChunk(item.Event)
+	var ahead aheadEvent
+	if payloadPasses(item.Event, f, d.header.Version) {
+		ahead |= payloadChecked
+	}
+	if seq, ok := f.seq.Count(); ok {
+		item.Event.Seq = seq
+		ahead |= seqCounted
+		if f.hasRanges {
+			ahead |= hasRanges
+		}
+	}
+	return v2.RowCheck{Framed: item.Event, FramedOK: true, Layout: ahead}
+}
+
+// warmChunk decodes, ahead of the stages, what they look into of an
+// assistant/chunk event that the read-ahead's warm-up leaves alone: its
+// chunk and the block a block-end chunk finishes. Decoding is remembered
+// in the row, so the stages find them decoded.
+func warmChunk(ev session.Event) {
+	if ev.Type != "assistant/chunk" {
+		return
+	}
+	chunk := ev.Data().Field("chunk")
+	if chunk.Field("type").Text() == "block-end" {
+		chunk.Field("block").Members()
+	}
+}
+
+// aheadEvent is what CheckRow concluded about an event row besides the
+// event itself: a set of the flags below.
+type aheadEvent uint8
+
+const (
+	// payloadChecked says the event passes the payload rules.
+	payloadChecked aheadEvent = 1 << iota
+	// seqCounted says the row's seq is a count, the event's Seq; the
+	// envelope is then read off the flags instead of the row.
+	seqCounted
+	// hasRanges says the row has sourceEventSeqs.
+	hasRanges
+)
+
+// DecodeChecked is Decode for a row whose CheckRow result is c.
+func (d *Decoder) DecodeChecked(row jsonv.Value, c v2.RowCheck, emit stage.Emit) error {
+	var item stage.Item
+	var f envelope
+	switch ahead := c.Layout.(type) {
+	case *ChunkRun:
+		item.Run = ahead
+	case aheadEvent:
+		item = stage.Item{Event: c.Framed, PayloadChecked: ahead&payloadChecked != 0}
+		if ahead&seqCounted == 0 {
+			f = readEnvelope(row)
+			break
+		}
+		f = envelope{seq: jsonv.IntValue(c.Framed.Seq), hasSeq: true}
+		if ahead&hasRanges != 0 {
+			f.ranges, f.hasRanges = row.Field("sourceEventSeqs"), true
+		}
+	default:
+		return d.Decode(row, emit)
+	}
+	current := d.rowIndex
+	d.rowIndex++
+	return d.place(row, current, item, f, emit)
+}
+
+// payloadPasses reports whether the event of a decoded row passes the
+// released payload rules of version at the row's seq. Those rules read the
+// event's type, seq and data only, so the verdict holds for the event
+// Decode emits, whose seq is the row's when it is emitted at all (and
+// whose sourceEventSeqs may be expanded). The stages check assistant/chunk
+// events otherwise, and a type that is not a string by its string form:
+// neither is checked ahead.
+func payloadPasses(ev session.Event, f envelope, version int) bool {
+	if f.typ.Kind() != jsonv.String || ev.Type == "assistant/chunk" {
+		return false
+	}
+	seq, ok := f.seq.Count()
+	if !ok {
+		return false
+	}
+	ev.Seq = seq
+	return v2.CheckEventPayload(ev, version) == nil
+}
+
+// place applies the seq discipline and the recovery policy to the item
+// that the body row at index current decoded to, whose envelope f holds,
+// and emits it.
+func (d *Decoder) place(row jsonv.Value, current int64, item stage.Item, f envelope, emit stage.Emit) error {
 	closesTurn := item.Run == nil && item.Event.Type == "turn/end"
 	if d.issue != nil {
 		if closesTurn {

@@ -86,12 +86,10 @@ func packedRow(run *ChunkRun) jsonv.Value {
 	)
 }
 
-// FuzzV0Decode feeds arbitrary files through the v0/v1 codec: they must be
-// refused with dsh's typed errors, never panic, every run must agree with
-// its expansion, and what the decoder accepted must decode again to itself.
-func FuzzV0Decode(f *testing.F) {
+// v0Sessions lists the corpus's v0 and v1 sessions, the fuzz seeds.
+func v0Sessions(t testing.TB) []string {
 	var files []string
-	for _, m := range sessiontest.Glob(f,
+	for _, m := range sessiontest.Glob(t,
 		"../../testdata/corpus/restored/*/session.jsonl",
 		"../../testdata/corpus/restored/*/session.[12].jsonl",
 		"../../testdata/corpus/golden/edge/negzero-v0-meta/session.jsonl",
@@ -102,14 +100,24 @@ func FuzzV0Decode(f *testing.F) {
 		}
 	}
 	if len(files) < 25 {
-		f.Fatalf("found %d seed files", len(files))
+		t.Fatalf("found %d seed files", len(files))
 	}
-	sessiontest.Seed(f, files)
+	return files
+}
+
+// FuzzV0Decode feeds arbitrary files through the v0/v1 codec: they must be
+// refused with dsh's typed errors, never panic, every run must agree with
+// its expansion, and what the decoder accepted must decode again to itself.
+// Decoding with rows checked ahead (CheckRow, DecodeChecked) must agree
+// with decoding in place.
+func FuzzV0Decode(f *testing.F) {
+	sessiontest.Seed(f, v0Sessions(f))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		for _, recovery := range []v2.Recovery{v2.Recoverable, v2.Strict} {
 			sessiontest.CheckStable(t, recovery.String(), data,
 				func(data []byte) ([]byte, error) { return decodeAll(t, data, recovery) },
 				func(out []byte) ([]byte, error) { return decodeAll(t, out, v2.Strict) })
+			decodeBothWays(t, data, recovery)
 		}
 	})
 }

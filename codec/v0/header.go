@@ -4,6 +4,11 @@
 // inherited cut (seedLength), event rows, packed Assistant chunk rows kept as
 // compact runs, the v0/v1 sourceEventSeqs ranges and the recoverable row
 // scan. Functions that serve both formats take the version.
+//
+// A Decoder holds only its counters and the first problem recovery met;
+// what a row decodes to depends on the row alone but for its place, so
+// CheckRow decodes rows (and checks their payloads) ahead, on other
+// goroutines, and DecodeChecked places each in order.
 package v0
 
 import (

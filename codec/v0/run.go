@@ -1,6 +1,8 @@
 package v0
 
 import (
+	"bytes"
+
 	"github.com/dshlog/dshlog/codec/jsform"
 	"github.com/dshlog/dshlog/codec/v2"
 	"github.com/dshlog/dshlog/jsonv"
@@ -158,11 +160,12 @@ func decodeLabelledRun(row jsonv.Value, tag, label string) (*ChunkRun, error) {
 		return nil, err
 	}
 	payload := data.Field(payloadKey)
-	if !nonEmptyStrings(payload) {
+	members, allStrings := stringArray(payload)
+	if !allStrings || members == 0 {
 		return nil, session.FormatErrorf("%s payload must be a non-empty string array", label)
 	}
 	gaps := data.Field("dt")
-	if gaps.Kind() != jsonv.Array || gaps.Len() != payload.Len()-1 {
+	if gaps.Kind() != jsonv.Array || gaps.Len() != members-1 {
 		return nil, session.FormatErrorf("%s dt length must match its payload", label)
 	}
 	lastTime := time0
@@ -193,8 +196,7 @@ func decodeLabelledRun(row jsonv.Value, tag, label string) (*ChunkRun, error) {
 			return nil, session.FormatErrorf("%s id and optional name must be strings", label)
 		}
 	}
-	members := int64(payload.Len())
-	lastSeq, err := jsform.Count(jsonv.IntValue(seq0+members-1), label+" final seq")
+	lastSeq, err := jsform.Count(jsonv.IntValue(seq0+int64(members)-1), label+" final seq")
 	if err != nil {
 		return nil, err
 	}
@@ -213,7 +215,7 @@ func decodeLabelledRun(row jsonv.Value, tag, label string) (*ChunkRun, error) {
 	stream = append(stream, jsonv.M(payloadKey, payload))
 	return &ChunkRun{
 		first:    seq0,
-		count:    members,
+		count:    int64(members),
 		turn:     turn,
 		step:     step,
 		lastSeq:  lastSeq,
@@ -222,14 +224,54 @@ func decodeLabelledRun(row jsonv.Value, tag, label string) (*ChunkRun, error) {
 	}, nil
 }
 
-func nonEmptyStrings(v jsonv.Value) bool {
-	if v.Kind() != jsonv.Array || v.Len() == 0 {
-		return false
+// stringArray returns the length of array v and whether every element is
+// a string (false for any other kind of v). A packed row's payload is most
+// of its text and is carried on as it is: its canonical text is read
+// without decoding (and copying) its strings; other text is decoded.
+func stringArray(v jsonv.Value) (int, bool) {
+	if v.Kind() != jsonv.Array {
+		return 0, false
 	}
-	for _, e := range v.Elements() {
+	if raw := v.Raw(); raw != nil {
+		return canonicalStringArray(raw)
+	}
+	elems := v.Elements()
+	for _, e := range elems {
 		if e.Kind() != jsonv.String {
-			return false
+			return len(elems), false
 		}
 	}
-	return true
+	return len(elems), true
+}
+
+// canonicalStringArray is stringArray for the canonical text of an array
+// (as jsonv writes it: no white space, a string's quotes only escaped): it
+// stops at the first element that does not start with a quote.
+func canonicalStringArray(raw []byte) (int, bool) {
+	if raw[1] == ']' {
+		return 0, true
+	}
+	n := 0
+	for i := 1; ; i++ { // i is at an element's first byte
+		if raw[i] != '"' {
+			return n, false
+		}
+		i++
+		for { // to the closing quote: one not escaped by an odd run of backslashes
+			i += bytes.IndexByte(raw[i:], '"')
+			escapes := 0
+			for raw[i-1-escapes] == '\\' {
+				escapes++
+			}
+			if escapes%2 == 0 {
+				break
+			}
+			i++
+		}
+		n++
+		if raw[i+1] == ']' {
+			return n, true
+		}
+		i++ // at the comma
+	}
 }

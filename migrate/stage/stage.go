@@ -12,6 +12,11 @@ import (
 type Item struct {
 	Event session.Event
 	Run   Run // nil for a plain event
+	// PayloadChecked says the codec found the plain event passing dsh's
+	// released payload rules at the stored version
+	// (v2.CheckEventPayload(Event, version)), so that the first stage need
+	// not run them again on the event as long as it leaves it unchanged.
+	PayloadChecked bool
 }
 
 // EachEvent calls f with the item's event, or with each event of its run in

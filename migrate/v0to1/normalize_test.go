@@ -1,6 +1,8 @@
 package v0to1
 
 import (
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/dshlog/dshlog/internal/sessiontest"
@@ -30,7 +32,7 @@ func TestChunkFastPath(t *testing.T) {
 			ev := session.Event{Type: "assistant/chunk", Seq: 4, Time: 1, Row: row}
 			fast, slow := newTestStage(compaction), newTestStage(compaction)
 			gotEv, gotErr := fast.normalizeChunk(ev)
-			wantEv, wantErr := slow.normalizeSteps(ev)
+			wantEv, wantErr := slow.normalizeSteps(ev, false)
 			if sessiontest.RefusalText(gotErr) != sessiontest.RefusalText(wantErr) {
 				t.Errorf("%s: refusal %q, steps give %q", text, sessiontest.RefusalText(gotErr), sessiontest.RefusalText(wantErr))
 				continue
@@ -73,6 +75,44 @@ func TestMessageIDs(t *testing.T) {
 			if id != w || ok != wok {
 				t.Fatalf("after set(%d, %q): get(%d) = %q %v, want %q %v", s.seq, s.id, seq, id, ok, w, wok)
 			}
+		}
+	}
+}
+
+// TestMessageIDsAcrossPages checks the index over more entries than a page
+// holds and more bytes than a block does: sets mostly in seq order, some
+// repeated, some out of order, and an id longer than a block.
+func TestMessageIDsAcrossPages(t *testing.T) {
+	m := newMessageIDs()
+	want := map[int64]string{}
+	set := func(seq int64, id string) {
+		m.set(seq, id)
+		want[seq] = id
+	}
+	long := strings.Repeat("x", idBlockSize+3)
+	for seq := int64(10); seq < 5*idPageLen; seq += 2 {
+		id := "message-" + strconv.FormatInt(seq, 10) + strings.Repeat("-", int(seq%97))
+		if seq == 1000 {
+			id = long
+		}
+		set(seq, id)
+		switch seq % 11 {
+		case 0:
+			set(seq, id+"-again") // repeated
+		case 5:
+			set(seq-1, "late-"+id) // out of order, not in the list
+		case 7:
+			set(seq-1500, "renamed") // out of order: replaces or adds
+		}
+	}
+	if len(m.pages) < 2 || len(m.blocks) < 2 || len(m.late) == 0 {
+		t.Fatalf("%d pages, %d blocks, %d set aside: the test should cross pages and blocks", len(m.pages), len(m.blocks), len(m.late))
+	}
+	for seq := int64(-1); seq < 5*idPageLen+2; seq++ {
+		id, ok := m.get(seq)
+		w, wok := want[seq]
+		if id != w || ok != wok {
+			t.Fatalf("get(%d) = %.20q %v, want %.20q %v", seq, id, ok, w, wok)
 		}
 	}
 }

@@ -60,7 +60,7 @@ func (s *edgeStage) HeaderCut() int64 { return -1 }
 func (s *edgeStage) Transform(item stage.Item, emit stage.Emit) error {
 	if item.Run == nil {
 		row := item.Event.Row
-		if s.decoded && row.Field("type").Text() != "assistant/chunk" {
+		if s.decoded && !item.PayloadChecked && row.Field("type").Text() != "assistant/chunk" {
 			if err := checkPayload(row); err != nil {
 				return err
 			}
