@@ -123,7 +123,7 @@ func Save(src *Source, path string) (Written, error) {
 		return Written{}, err
 	}
 	compressed := strings.HasSuffix(base, ".zstd") || strings.HasSuffix(base, ".zst")
-	w := NewGenerationWriter(f, compressed)
+	w := NewGenerationWriter(newWriteback(f), compressed)
 	written, err := Encode(w, src.Reader)
 	if cerr := w.Close(); err == nil {
 		err = cerr
@@ -232,7 +232,7 @@ func createStage(dir, suffix string) (string, *os.File, error) {
 // writeStage encodes the migration into the staging file; PublishStaged
 // syncs it.
 func writeStage(f *os.File, src *Source) (Written, error) {
-	w := NewGenerationWriter(f, src.Compression == jsonl.Zstd)
+	w := NewGenerationWriter(newWriteback(f), src.Compression == jsonl.Zstd)
 	written, err := Encode(w, src.Reader)
 	if cerr := w.Close(); err == nil {
 		err = cerr
