@@ -1,6 +1,8 @@
 package fold
 
 import (
+	"bytes"
+
 	"github.com/dshlog/dshlog/jsonv"
 	"github.com/dshlog/dshlog/session"
 )
@@ -98,10 +100,37 @@ func checkMessageRole(typ string, data, message jsonv.Value, subject subject) er
 
 // mayHoldToolChange reports whether content may hold a tool-change block:
 // false when its canonical text quotes neither tag, so that the blocks of a
-// long conversation are not decoded only to find none.
+// long conversation are not decoded only to find none. It is
+// content.MayHoldString("tool-addition") || content.MayHoldString("tool-removal")
+// in one scan of the text instead of two: both tags are plain text whose
+// first byte other than a letter is the '-' after "tool", and canonical text
+// quotes them as they are.
 func mayHoldToolChange(content jsonv.Value) bool {
-	return content.MayHoldString("tool-addition") || content.MayHoldString("tool-removal")
+	raw := content.Raw()
+	if raw == nil {
+		return content.MayHoldString(tagToolAddition) || content.MayHoldString(tagToolRemoval)
+	}
+	for i := 0; ; {
+		j := bytes.IndexByte(raw[i:], '-')
+		if j < 0 {
+			return false
+		}
+		dash := i + j
+		if dash >= 5 && string(raw[dash-5:dash]) == `"tool` {
+			rest := raw[dash+1:]
+			if bytes.HasPrefix(rest, []byte(`addition"`)) || bytes.HasPrefix(rest, []byte(`removal"`)) {
+				return true
+			}
+		}
+		i = dash + 1
+	}
 }
+
+// The type tags of the tool-change blocks.
+const (
+	tagToolAddition = "tool-addition"
+	tagToolRemoval  = "tool-removal"
+)
 
 // isToolChange reports whether a content block is a tool-addition or
 // tool-removal block.

@@ -102,7 +102,8 @@ func (t *turnState) apply(ev session.Event) {
 			t.pending[i].callSeq = ev.Seq
 		}
 	case typeToolResult:
-		if i := t.find(data.Field("message").Field("source").Field("callId")); i >= 0 {
+		callID, _ := data.Field("message").PeekPath("source", "callId") // the source is never decoded
+		if i := t.find(callID); i >= 0 {
 			t.pending = append(t.pending[:i], t.pending[i+1:]...)
 		}
 	}

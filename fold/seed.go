@@ -192,8 +192,10 @@ func checkMessageShape(typ string, data jsonv.Value, subject subject) error {
 	if r := message.Field("role"); r.Kind() != jsonv.String || r.Text() != role {
 		return refusef(`%s message must have role "%s"`, subject, role)
 	}
-	source := message.Field("source")
-	kind, kindOK := source.Field("kind").Str()
+	// The source is small and looked at once: read in its text, not decoded.
+	source, _ := message.Peek("source")
+	kindValue, _ := source.Peek("kind")
+	kind, kindOK := kindValue.Str()
 	if !kindOK || kind == "" {
 		return refusef("%s message has invalid source", subject)
 	}
@@ -210,11 +212,12 @@ func checkMessageShape(typ string, data jsonv.Value, subject subject) error {
 			return refusef("%s message must have model source", subject)
 		}
 	case typeToolResult:
-		callID, ok := source.Field("callId").Str()
+		callIDValue, _ := source.Peek("callId")
+		callID, ok := callIDValue.Str()
 		if kind != "tool" || !ok || callID == "" {
 			return refusef("%s message must have tool source", subject)
 		}
-		if !jsonv.Equal(message.Field("toolCallId"), source.Field("callId")) {
+		if !jsonv.Equal(message.Field("toolCallId"), callIDValue) {
 			return refusef("%s message has mismatched tool call ids", subject)
 		}
 	}
@@ -222,8 +225,11 @@ func checkMessageShape(typ string, data jsonv.Value, subject subject) error {
 }
 
 // hasProviderModel reports whether v names a non-empty provider and model.
+// It peeks: v (a message's source, a header's config) is looked at once.
 func hasProviderModel(v jsonv.Value) bool {
-	provider, ok1 := v.Field("provider").Str()
-	model, ok2 := v.Field("model").Str()
+	providerValue, _ := v.Peek("provider")
+	modelValue, _ := v.Peek("model")
+	provider, ok1 := providerValue.Str()
+	model, ok2 := modelValue.Str()
 	return ok1 && ok2 && provider != "" && model != ""
 }
