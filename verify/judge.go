@@ -122,7 +122,8 @@ func (j *judge) event(ev session.Event) {
 	if !j.loading {
 		return
 	}
-	op := ev.SurfaceOp()
+	rawOp, hasOp := ev.Row.Get("surfaceOp") // ev.SurfaceOp(), with one lookup instead of two
+	op := session.ParseSurfaceOp(rawOp, hasOp)
 	rewrite := rewrites(ev.Type, op)
 	if p := j.prev; p != nil && p.messages == nil && rewrite {
 		// Only appends happened since p: its view is the first messages.
