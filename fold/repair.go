@@ -94,7 +94,8 @@ func (t *turnState) apply(ev session.Event) {
 		}
 		for _, block := range content.Elements() {
 			if typ, _ := block.Peek("type"); typ.Text() == "tool-call" {
-				t.register(block.Field("id"), fieldOf(data, "step"))
+				id, _ := block.Peek("id") // the block, arguments and all, is not decoded
+				t.register(id, fieldOf(data, "step"))
 			}
 		}
 	case typeToolCall:
