@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"sync"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // MaxDepth is how deeply arrays and objects may nest. Deeper input is refused
@@ -62,17 +63,17 @@ type (
 	parsed2 struct {
 		tape
 		nodes   [2]node
-		decoded [2]items
+		decoded [2]unsafe.Pointer
 	}
 	parsed4 struct {
 		tape
 		nodes   [4]node
-		decoded [4]items
+		decoded [4]unsafe.Pointer
 	}
 	parsed8 struct {
 		tape
 		nodes   [8]node
-		decoded [8]items
+		decoded [8]unsafe.Pointer
 	}
 )
 
@@ -81,7 +82,7 @@ func newTape(data []byte, scanned []node) *tape {
 	n := len(scanned)
 	var t *tape
 	var nodes []node
-	var decoded []items
+	var decoded []unsafe.Pointer
 	switch {
 	case n <= 2:
 		p := new(parsed2)
@@ -93,7 +94,7 @@ func newTape(data []byte, scanned []node) *tape {
 		p := new(parsed8)
 		t, nodes, decoded = &p.tape, p.nodes[:n], p.decoded[:n]
 	default:
-		t, nodes, decoded = new(tape), make([]node, n), make([]items, n)
+		t, nodes, decoded = new(tape), make([]node, n), make([]unsafe.Pointer, n)
 	}
 	copy(nodes, scanned)
 	t.data, t.nodes, t.decoded = data, nodes, decoded

@@ -389,7 +389,7 @@ func TestPeekDetached(t *testing.T) {
 func undecoded(v Value) bool {
 	if v.onTape() {
 		t, i, _ := v.tapeNode()
-		return t.decoded[i].first == nil
+		return t.decoded[i] == nil
 	}
 	c := (*container)(v.p)
 	return c.unscanned && c.first == nil
