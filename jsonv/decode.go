@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"slices"
 	"strconv"
+	"sync/atomic"
 	"unicode/utf16"
 	"unicode/utf8"
 	"unsafe"
@@ -19,11 +20,37 @@ import (
 type tape struct {
 	data  []byte
 	nodes []node
-	// decoded holds, for each node looked into, where its elements or
-	// members are (see items). Parse makes a slot for every node, so that
-	// two goroutines may look into two different containers of one text at
-	// once; a slot is one pointer, since the count is on the node.
+	// decoded holds, for each of the first nodes looked into, where its
+	// elements or members are (see items); later holds the same for the
+	// nodes after them, and is made when one of those is first looked into.
+	// Every slot exists before its node is looked into, so that two
+	// goroutines may look into two different containers of one text at
+	// once. A slot is one pointer, since the count is on the node.
 	decoded []unsafe.Pointer
+	later   atomic.Pointer[[]unsafe.Pointer]
+}
+
+// eagerSlots is how many nodes have a slot from the start: those a reader
+// looks into first, in document order (a row, its data, the message and
+// its content), while an assistant row's stream parts, most of its nodes,
+// are mostly never looked into.
+const eagerSlots = 8
+
+// slot returns the slot of node i.
+func (t *tape) slot(i uint32) *unsafe.Pointer {
+	if int(i) < len(t.decoded) {
+		return &t.decoded[i]
+	}
+	later := t.later.Load()
+	if later == nil {
+		fresh := make([]unsafe.Pointer, len(t.nodes)-len(t.decoded))
+		if !t.later.CompareAndSwap(nil, &fresh) {
+			later = t.later.Load()
+		} else {
+			later = &fresh
+		}
+	}
+	return &(*later)[int(i)-len(t.decoded)]
 }
 
 // node is one array or object on a tape. The containers inside it are the
@@ -118,7 +145,7 @@ func (t *tape) raw(i uint32, start int) []byte {
 
 // isDecoded reports whether node i has been looked into (or is empty).
 func (t *tape) isDecoded(i uint32) bool {
-	return t.nodes[i].count == 0 || t.decoded[i] != nil
+	return t.nodes[i].count == 0 || *t.slot(i) != nil
 }
 
 // items returns the elements or members of node i, which starts at start,
@@ -132,7 +159,8 @@ func (t *tape) items(kind Kind, i uint32, start int) items {
 		return items{}
 	}
 	reordered := kind == Object && n.link&flagCanonical == 0
-	p := t.decoded[i]
+	slot := t.slot(i)
+	p := *slot
 	if p == nil {
 		if kind == Array {
 			p = unsafe.Pointer(&t.decodeArray(i, start)[0])
@@ -143,7 +171,7 @@ func (t *tape) items(kind Kind, i uint32, start int) items {
 		} else {
 			p = unsafe.Pointer(&members[0])
 		}
-		t.decoded[i] = p
+		*slot = p
 	}
 	if reordered {
 		return membersOf(*(*[]Member)(p))

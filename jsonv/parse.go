@@ -58,7 +58,8 @@ func Parse(data []byte) (Value, error) {
 // few containers: the tape, the containers' nodes and the room for their
 // decoding, at once, in the smallest that holds them (most rows of a log
 // have two or three containers, and every byte allocated is a byte written
-// to fresh memory).
+// to fresh memory). parsedMore is the tape and the first slots of a text
+// with more, whose nodes are allocated apart.
 type (
 	parsed2 struct {
 		tape
@@ -73,7 +74,11 @@ type (
 	parsed8 struct {
 		tape
 		nodes   [8]node
-		decoded [8]unsafe.Pointer
+		decoded [eagerSlots]unsafe.Pointer
+	}
+	parsedMore struct {
+		tape
+		decoded [eagerSlots]unsafe.Pointer
 	}
 )
 
@@ -94,7 +99,8 @@ func newTape(data []byte, scanned []node) *tape {
 		p := new(parsed8)
 		t, nodes, decoded = &p.tape, p.nodes[:n], p.decoded[:n]
 	default:
-		t, nodes, decoded = new(tape), make([]node, n), make([]unsafe.Pointer, n)
+		p := new(parsedMore)
+		t, nodes, decoded = &p.tape, make([]node, n), p.decoded[:]
 	}
 	copy(nodes, scanned)
 	t.data, t.nodes, t.decoded = data, nodes, decoded
