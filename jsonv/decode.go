@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"slices"
 	"strconv"
-	"sync/atomic"
 	"unicode/utf16"
 	"unicode/utf8"
 	"unsafe"
@@ -21,13 +20,14 @@ type tape struct {
 	data  []byte
 	nodes []node
 	// decoded holds, for each of the first nodes looked into, where its
-	// elements or members are (see items); later holds the same for the
-	// nodes after them, and is made when one of those is first looked into.
-	// Every slot exists before its node is looked into, so that two
-	// goroutines may look into two different containers of one text at
-	// once. A slot is one pointer, since the count is on the node.
-	decoded []unsafe.Pointer
-	later   atomic.Pointer[[]unsafe.Pointer]
+	// elements or members are (see items): it is the first of
+	// min(len(nodes), eagerSlots) slots. A text with more nodes has its
+	// tape in a parsedMore, whose later slots are made when one of those
+	// nodes is first looked into. Every slot exists before its node is
+	// looked into, so that two goroutines may look into two different
+	// containers of one text at once. A slot is one pointer, since the
+	// count is on the node.
+	decoded *unsafe.Pointer
 }
 
 // eagerSlots is how many nodes have a slot from the start: those a reader
@@ -38,19 +38,20 @@ const eagerSlots = 8
 
 // slot returns the slot of node i.
 func (t *tape) slot(i uint32) *unsafe.Pointer {
-	if int(i) < len(t.decoded) {
-		return &t.decoded[i]
+	if i < eagerSlots {
+		return &unsafe.Slice(t.decoded, min(len(t.nodes), eagerSlots))[i]
 	}
-	later := t.later.Load()
+	more := (*parsedMore)(unsafe.Pointer(t)) // a tape with node i is one
+	later := more.later.Load()
 	if later == nil {
-		fresh := make([]unsafe.Pointer, len(t.nodes)-len(t.decoded))
-		if !t.later.CompareAndSwap(nil, &fresh) {
-			later = t.later.Load()
+		fresh := make([]unsafe.Pointer, len(t.nodes)-eagerSlots)
+		if !more.later.CompareAndSwap(nil, &fresh) {
+			later = more.later.Load()
 		} else {
 			later = &fresh
 		}
 	}
-	return &(*later)[int(i)-len(t.decoded)]
+	return &(*later)[i-eagerSlots]
 }
 
 // node is one array or object on a tape. The containers inside it are the

@@ -6,6 +6,7 @@ import (
 	"math/bits"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"unicode/utf8"
 	"unsafe"
 )
@@ -58,8 +59,9 @@ func Parse(data []byte) (Value, error) {
 // few containers: the tape, the containers' nodes and the room for their
 // decoding, at once, in the smallest that holds them (most rows of a log
 // have two or three containers, and every byte allocated is a byte written
-// to fresh memory). parsedMore is the tape and the first slots of a text
-// with more, whose nodes are allocated apart.
+// to fresh memory). parsedMore is the tape, the first slots and the later
+// ones, once made (see tape.slot), of a text with more, whose nodes are
+// allocated apart.
 type (
 	parsed2 struct {
 		tape
@@ -79,6 +81,7 @@ type (
 	parsedMore struct {
 		tape
 		decoded [eagerSlots]unsafe.Pointer
+		later   atomic.Pointer[[]unsafe.Pointer]
 	}
 )
 
@@ -87,20 +90,20 @@ func newTape(data []byte, scanned []node) *tape {
 	n := len(scanned)
 	var t *tape
 	var nodes []node
-	var decoded []unsafe.Pointer
+	var decoded *unsafe.Pointer
 	switch {
 	case n <= 2:
 		p := new(parsed2)
-		t, nodes, decoded = &p.tape, p.nodes[:n], p.decoded[:n]
+		t, nodes, decoded = &p.tape, p.nodes[:n], &p.decoded[0]
 	case n <= 4:
 		p := new(parsed4)
-		t, nodes, decoded = &p.tape, p.nodes[:n], p.decoded[:n]
-	case n <= 8:
+		t, nodes, decoded = &p.tape, p.nodes[:n], &p.decoded[0]
+	case n <= eagerSlots:
 		p := new(parsed8)
-		t, nodes, decoded = &p.tape, p.nodes[:n], p.decoded[:n]
+		t, nodes, decoded = &p.tape, p.nodes[:n], &p.decoded[0]
 	default:
 		p := new(parsedMore)
-		t, nodes, decoded = &p.tape, make([]node, n), p.decoded[:]
+		t, nodes, decoded = &p.tape, make([]node, n), &p.decoded[0]
 	}
 	copy(nodes, scanned)
 	t.data, t.nodes, t.decoded = data, nodes, decoded
