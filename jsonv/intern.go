@@ -10,8 +10,11 @@ import (
 // internTable remembers recently decoded short strings, so the keys and the
 // enumeration values ("text", "append", "user/message") a log repeats on
 // every row are not allocated again for each row. It is a fixed-size table
-// indexed by a hash of the bytes: bounded memory, no locks, and a collision
-// or a one-off string costs the one allocation it would cost anyway.
+// indexed by a hash of the bytes, where a string may be in either of two
+// slots, so that two frequent strings whose first slots are the same (as
+// "turn" and "target" were) do not evict each other on every row: bounded
+// memory, no locks, and a collision or a one-off string costs the one
+// allocation it would cost anyway.
 type internTable [4096]atomic.Pointer[interned]
 
 // interned is one string of an internTable, its length and its bytes: no
@@ -31,10 +34,16 @@ var keyTable, valueTable internTable
 const maxInterned = 32
 
 // get returns body (at most maxInterned bytes) as a string, from the table
-// when it is there.
+// when it is there. A string not there goes to its first slot if that is
+// free and to its second otherwise.
 func (t *internTable) get(body []byte) string {
-	slot := &t[shortHash(body)%uint32(len(t))]
-	if e := slot.Load(); e != nil && int(e.n) == len(body) && string(e.buf[:len(body)]) == string(body) {
+	h := shortHash(body)
+	first, second := &t[h%uint32(len(t))], &t[h>>16%uint32(len(t))]
+	e1 := first.Load()
+	if e1.holds(body) {
+		return e1.string()
+	}
+	if e := second.Load(); e.holds(body) {
 		return e.string()
 	}
 	if len(body) == 0 {
@@ -42,8 +51,17 @@ func (t *internTable) get(body []byte) string {
 	}
 	e := &interned{n: uint8(len(body))}
 	copy(e.buf[:], body)
-	slot.Store(e)
+	if e1 == nil {
+		first.Store(e)
+	} else {
+		second.Store(e)
+	}
 	return e.string()
+}
+
+// holds reports whether e, which may be nil, is body.
+func (e *interned) holds(body []byte) bool {
+	return e != nil && int(e.n) == len(body) && string(e.buf[:len(body)]) == string(body)
 }
 
 // shortHash hashes a string of at most maxInterned bytes from its length and
