@@ -18,20 +18,45 @@ import (
 type internTable [4096]atomic.Pointer[interned]
 
 // interned is one string of an internTable, its length and its bytes: no
-// pointer, so the collector never scans one.
+// pointer, so the collector never scans one. It is 16 bytes, room for most
+// keys and values; a longer string is held in a longInterned, which starts
+// the same way, so that each takes the smallest size class that holds it.
 type interned struct {
+	n   uint8
+	buf [15]byte
+}
+
+type longInterned struct {
 	n   uint8
 	buf [maxInterned]byte
 }
 
+func newInterned(body []byte) *interned {
+	var e *interned
+	if len(body) <= len(e.buf) {
+		e = new(interned)
+	} else {
+		e = (*interned)(unsafe.Pointer(new(longInterned)))
+	}
+	e.n = uint8(len(body))
+	copy(unsafe.Slice(&e.buf[0], len(body)), body)
+	return e
+}
+
 func (e *interned) string() string { return unsafe.String(&e.buf[0], int(e.n)) }
+
+// holds reports whether e, which may be nil, is body.
+func (e *interned) holds(body []byte) bool {
+	return e != nil && int(e.n) == len(body) && e.string() == string(body)
+}
 
 // Keys and values get separate tables, so that one-off values such as ids
 // do not evict the keys, which repeat the most.
 var keyTable, valueTable internTable
 
-// maxInterned is the longest string kept in an internTable.
-const maxInterned = 32
+// maxInterned is the longest string kept in an internTable: a longInterned
+// is then 32 bytes, a size class.
+const maxInterned = 31
 
 // get returns body (at most maxInterned bytes) as a string, from the table
 // when it is there. A string not there goes to its first slot if that is
@@ -49,19 +74,13 @@ func (t *internTable) get(body []byte) string {
 	if len(body) == 0 {
 		return ""
 	}
-	e := &interned{n: uint8(len(body))}
-	copy(e.buf[:], body)
+	e := newInterned(body)
 	if e1 == nil {
 		first.Store(e)
 	} else {
 		second.Store(e)
 	}
 	return e.string()
-}
-
-// holds reports whether e, which may be nil, is body.
-func (e *interned) holds(body []byte) bool {
-	return e != nil && int(e.n) == len(body) && string(e.buf[:len(body)]) == string(body)
 }
 
 // shortHash hashes a string of at most maxInterned bytes from its length and

@@ -88,3 +88,14 @@ func TestInternKeepsTwoStringsOfOneSlot(t *testing.T) {
 		}
 	}
 }
+
+// The two forms of an interned string are exactly two size classes, 16 and
+// 32 bytes: a byte more would put each in the next class up.
+func TestInternedSizes(t *testing.T) {
+	if n := unsafe.Sizeof(interned{}); n != 16 {
+		t.Errorf("interned is %d bytes, want 16", n)
+	}
+	if n := unsafe.Sizeof(longInterned{}); n != 32 {
+		t.Errorf("longInterned is %d bytes, want 32", n)
+	}
+}
