@@ -19,10 +19,39 @@ import (
 type tape struct {
 	data  []byte
 	nodes []node
-	// decoded holds, for each node looked into, its elements or members.
-	// Parse makes a slot for every node, so that two goroutines may look
-	// into two different containers of one text at once.
-	decoded []items
+	// decoded holds, for each of the first nodes looked into, where its
+	// elements or members are (see items): it is the first of
+	// min(len(nodes), eagerSlots) slots. A text with more nodes has its
+	// tape in a parsedMore, whose later slots are made when one of those
+	// nodes is first looked into. Every slot exists before its node is
+	// looked into, so that two goroutines may look into two different
+	// containers of one text at once. A slot is one pointer, since the
+	// count is on the node.
+	decoded *unsafe.Pointer
+}
+
+// eagerSlots is how many nodes have a slot from the start: those a reader
+// looks into first, in document order (a row, its data, the message and
+// its content), while an assistant row's stream parts, most of its nodes,
+// are mostly never looked into.
+const eagerSlots = 8
+
+// slot returns the slot of node i.
+func (t *tape) slot(i uint32) *unsafe.Pointer {
+	if i < eagerSlots {
+		return &unsafe.Slice(t.decoded, min(len(t.nodes), eagerSlots))[i]
+	}
+	more := (*parsedMore)(unsafe.Pointer(t)) // a tape with node i is one
+	later := more.later.Load()
+	if later == nil {
+		fresh := make([]unsafe.Pointer, len(t.nodes)-eagerSlots)
+		if !more.later.CompareAndSwap(nil, &fresh) {
+			later = more.later.Load()
+		} else {
+			later = &fresh
+		}
+	}
+	return &(*later)[i-eagerSlots]
 }
 
 // node is one array or object on a tape. The containers inside it are the
@@ -117,24 +146,38 @@ func (t *tape) raw(i uint32, start int) []byte {
 
 // isDecoded reports whether node i has been looked into (or is empty).
 func (t *tape) isDecoded(i uint32) bool {
-	return t.nodes[i].count == 0 || t.decoded[i].first != nil
+	return t.nodes[i].count == 0 || *t.slot(i) != nil
 }
 
 // items returns the elements or members of node i, which starts at start,
-// decoding them on the first call.
+// decoding them on the first call. Its slot points to the first element or
+// member, and there are as many as the node counts, except in an object
+// that is not canonical, where repeated keys may make fewer: its slot points
+// to the members' slice.
 func (t *tape) items(kind Kind, i uint32, start int) items {
-	if t.nodes[i].count == 0 {
+	n := t.nodes[i]
+	if n.count == 0 {
 		return items{}
 	}
-	it := &t.decoded[i]
-	if it.first == nil {
+	reordered := kind == Object && n.link&flagCanonical == 0
+	slot := t.slot(i)
+	p := *slot
+	if p == nil {
 		if kind == Array {
-			*it = elemsOf(t.decodeArray(i, start))
+			p = unsafe.Pointer(&t.decodeArray(i, start)[0])
+		} else if members := t.decodeObject(i, start); reordered {
+			boxed := new([]Member)
+			*boxed = members
+			p = unsafe.Pointer(boxed)
 		} else {
-			*it = membersOf(t.decodeObject(i, start))
+			p = unsafe.Pointer(&members[0])
 		}
+		*slot = p
 	}
-	return *it
+	if reordered {
+		return membersOf(*(*[]Member)(p))
+	}
+	return items{p, n.count}
 }
 
 // member returns the value at pos, whose container, if it is one, is node

@@ -206,7 +206,10 @@ func FuzzPeek(f *testing.F) {
 				fresh, _ := Parse(data)
 				lazy := follow(fresh, path)
 				samePeek(t, "Peek", true, data, key, want, wantOK)(lazy.Peek(key))
-				samePeek(t, "Peek on the Detach copy", false, data, key, want, wantOK)(Detach(lazy).Peek(key))
+				// Detach re-encodes as JSON.stringify does (1e999 becomes
+				// null), so its copy is checked against Get on a copy.
+				copyWant, copyOK := Detach(obj).Get(key)
+				samePeek(t, "Peek on the Detach copy", false, data, key, copyWant, copyOK)(Detach(lazy).Peek(key))
 				for _, sub := range append(want.Keys(), "missing") {
 					deep, deepOK := want.Get(sub)
 					again, _ := Parse(data)

@@ -10,39 +10,76 @@ import (
 // internTable remembers recently decoded short strings, so the keys and the
 // enumeration values ("text", "append", "user/message") a log repeats on
 // every row are not allocated again for each row. It is a fixed-size table
-// indexed by a hash of the bytes: bounded memory, no locks, and a collision
-// or a one-off string costs the one allocation it would cost anyway.
+// indexed by a hash of the bytes, where a string may be in either of two
+// slots, so that two frequent strings whose first slots are the same (as
+// "turn" and "target" were) do not evict each other on every row: bounded
+// memory, no locks, and a collision or a one-off string costs the one
+// allocation it would cost anyway.
 type internTable [4096]atomic.Pointer[interned]
 
 // interned is one string of an internTable, its length and its bytes: no
-// pointer, so the collector never scans one.
+// pointer, so the collector never scans one. It is 16 bytes, room for most
+// keys and values; a longer string is held in a longInterned, which starts
+// the same way, so that each takes the smallest size class that holds it.
 type interned struct {
+	n   uint8
+	buf [15]byte
+}
+
+type longInterned struct {
 	n   uint8
 	buf [maxInterned]byte
 }
 
+func newInterned(body []byte) *interned {
+	var e *interned
+	if len(body) <= len(e.buf) {
+		e = new(interned)
+	} else {
+		e = (*interned)(unsafe.Pointer(new(longInterned)))
+	}
+	e.n = uint8(len(body))
+	copy(unsafe.Slice(&e.buf[0], len(body)), body)
+	return e
+}
+
 func (e *interned) string() string { return unsafe.String(&e.buf[0], int(e.n)) }
+
+// holds reports whether e, which may be nil, is body.
+func (e *interned) holds(body []byte) bool {
+	return e != nil && int(e.n) == len(body) && e.string() == string(body)
+}
 
 // Keys and values get separate tables, so that one-off values such as ids
 // do not evict the keys, which repeat the most.
 var keyTable, valueTable internTable
 
-// maxInterned is the longest string kept in an internTable.
-const maxInterned = 32
+// maxInterned is the longest string kept in an internTable: a longInterned
+// is then 32 bytes, a size class.
+const maxInterned = 31
 
 // get returns body (at most maxInterned bytes) as a string, from the table
-// when it is there.
+// when it is there. A string not there goes to its first slot if that is
+// free and to its second otherwise.
 func (t *internTable) get(body []byte) string {
-	slot := &t[shortHash(body)%uint32(len(t))]
-	if e := slot.Load(); e != nil && int(e.n) == len(body) && string(e.buf[:len(body)]) == string(body) {
+	h := shortHash(body)
+	first, second := &t[h%uint32(len(t))], &t[h>>16%uint32(len(t))]
+	e1 := first.Load()
+	if e1.holds(body) {
+		return e1.string()
+	}
+	if e := second.Load(); e.holds(body) {
 		return e.string()
 	}
 	if len(body) == 0 {
 		return ""
 	}
-	e := &interned{n: uint8(len(body))}
-	copy(e.buf[:], body)
-	slot.Store(e)
+	e := newInterned(body)
+	if e1 == nil {
+		first.Store(e)
+	} else {
+		second.Store(e)
+	}
 	return e.string()
 }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"unsafe"
 )
 
 // The intern tables return what decoding the string afresh returns, on a
@@ -61,5 +62,40 @@ func TestDecodeScannedAgrees(t *testing.T) {
 				t.Errorf("decodeScanned(%s) = %q, want %q", text, got, want)
 			}
 		}
+	}
+}
+
+// Two strings whose first slots are the same are both kept, whichever comes
+// first: a log's frequent keys must not evict each other on every row.
+func TestInternKeepsTwoStringsOfOneSlot(t *testing.T) {
+	slotOf := func(s string) uint32 { return shortHash([]byte(s)) % uint32(len(internTable{})) }
+	var a, b string
+	seen := map[uint32]string{}
+	for i := 0; a == ""; i++ {
+		s := fmt.Sprintf("key%d", i)
+		if other, ok := seen[slotOf(s)]; ok && shortHash([]byte(s))>>16%uint32(len(internTable{})) != slotOf(other) {
+			a, b = other, s
+		}
+		seen[slotOf(s)] = s
+	}
+	var table internTable
+	first := map[string]string{a: table.get([]byte(a)), b: table.get([]byte(b))}
+	for range 3 {
+		for _, s := range []string{a, b} {
+			if got := table.get([]byte(s)); got != s || unsafe.StringData(got) != unsafe.StringData(first[s]) {
+				t.Errorf("get(%q) = %q, a fresh copy; want the one the table holds", s, got)
+			}
+		}
+	}
+}
+
+// The two forms of an interned string are exactly two size classes, 16 and
+// 32 bytes: a byte more would put each in the next class up.
+func TestInternedSizes(t *testing.T) {
+	if n := unsafe.Sizeof(interned{}); n != 16 {
+		t.Errorf("interned is %d bytes, want 16", n)
+	}
+	if n := unsafe.Sizeof(longInterned{}); n != 32 {
+		t.Errorf("longInterned is %d bytes, want 32", n)
 	}
 }

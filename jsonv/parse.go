@@ -6,7 +6,9 @@ import (
 	"math/bits"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // MaxDepth is how deeply arrays and objects may nest. Deeper input is refused
@@ -57,22 +59,29 @@ func Parse(data []byte) (Value, error) {
 // few containers: the tape, the containers' nodes and the room for their
 // decoding, at once, in the smallest that holds them (most rows of a log
 // have two or three containers, and every byte allocated is a byte written
-// to fresh memory).
+// to fresh memory). parsedMore is the tape, the first slots and the later
+// ones, once made (see tape.slot), of a text with more, whose nodes are
+// allocated apart.
 type (
 	parsed2 struct {
 		tape
 		nodes   [2]node
-		decoded [2]items
+		decoded [2]unsafe.Pointer
 	}
 	parsed4 struct {
 		tape
 		nodes   [4]node
-		decoded [4]items
+		decoded [4]unsafe.Pointer
 	}
 	parsed8 struct {
 		tape
 		nodes   [8]node
-		decoded [8]items
+		decoded [eagerSlots]unsafe.Pointer
+	}
+	parsedMore struct {
+		tape
+		decoded [eagerSlots]unsafe.Pointer
+		later   atomic.Pointer[[]unsafe.Pointer]
 	}
 )
 
@@ -81,19 +90,20 @@ func newTape(data []byte, scanned []node) *tape {
 	n := len(scanned)
 	var t *tape
 	var nodes []node
-	var decoded []items
+	var decoded *unsafe.Pointer
 	switch {
 	case n <= 2:
 		p := new(parsed2)
-		t, nodes, decoded = &p.tape, p.nodes[:n], p.decoded[:n]
+		t, nodes, decoded = &p.tape, p.nodes[:n], &p.decoded[0]
 	case n <= 4:
 		p := new(parsed4)
-		t, nodes, decoded = &p.tape, p.nodes[:n], p.decoded[:n]
-	case n <= 8:
+		t, nodes, decoded = &p.tape, p.nodes[:n], &p.decoded[0]
+	case n <= eagerSlots:
 		p := new(parsed8)
-		t, nodes, decoded = &p.tape, p.nodes[:n], p.decoded[:n]
+		t, nodes, decoded = &p.tape, p.nodes[:n], &p.decoded[0]
 	default:
-		t, nodes, decoded = new(tape), make([]node, n), make([]items, n)
+		p := new(parsedMore)
+		t, nodes, decoded = &p.tape, make([]node, n), &p.decoded[0]
 	}
 	copy(nodes, scanned)
 	t.data, t.nodes, t.decoded = data, nodes, decoded

@@ -389,7 +389,7 @@ func TestPeekDetached(t *testing.T) {
 func undecoded(v Value) bool {
 	if v.onTape() {
 		t, i, _ := v.tapeNode()
-		return t.decoded[i].first == nil
+		return *t.slot(i) == nil
 	}
 	c := (*container)(v.p)
 	return c.unscanned && c.first == nil
@@ -397,28 +397,42 @@ func undecoded(v Value) bool {
 
 // TestLookIntoTwoContainersAtOnce checks the one concurrent use the package
 // doc allows: two goroutines each looking into a different container of one
-// parsed text for the first time (go test -race tells a data race).
+// parsed text for the first time (go test -race tells a data race), among
+// the first nodes of the text, whose slots Parse makes, and after them,
+// where the first look makes the slots.
 func TestLookIntoTwoContainersAtOnce(t *testing.T) {
-	v := mustParse(t, `{"a":{"x":[1,{"y":"p"}],"z":"q"},"b":{"x":[2,{"y":"r"}],"z":"s"}}`)
-	want := map[string]string{"a": `1 p q`, "b": `2 r s`}
-	got := make(map[string]string)
-	var mu sync.Mutex
-	var wg sync.WaitGroup
-	for _, m := range v.Members() {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			x := m.Value.Field("x")
-			s := x.Index(0).String() + " " + x.Index(1).Field("y").Text() + " " + m.Value.Field("z").Text()
-			mu.Lock()
-			got[m.Key] = s
-			mu.Unlock()
-		}()
-	}
-	wg.Wait()
-	for key, w := range want {
-		if got[key] != w {
-			t.Errorf("%s read as %q, want %q", key, got[key], w)
+	const pair = `"a":{"x":[1,{"y":"p"}],"z":"q"},"b":{"x":[2,{"y":"r"}],"z":"s"}`
+	for _, in := range []string{
+		`{` + pair + `}`,
+		`{"pad":[[1],[2],[3],[4],[5],[6],[7],[8]],` + pair + `}`,
+	} {
+		v := mustParse(t, in)
+		want := map[string]string{"a": `1 p q`, "b": `2 r s`}
+		got := make(map[string]string)
+		var mu sync.Mutex
+		var wg sync.WaitGroup
+		for _, m := range v.Members() {
+			if m.Key == "pad" {
+				continue
+			}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				x := m.Value.Field("x")
+				s := x.Index(0).String() + " " + x.Index(1).Field("y").Text() + " " + m.Value.Field("z").Text()
+				mu.Lock()
+				got[m.Key] = s
+				mu.Unlock()
+			}()
+		}
+		wg.Wait()
+		for key, w := range want {
+			if got[key] != w {
+				t.Errorf("%s: %s read as %q, want %q", in, key, got[key], w)
+			}
+		}
+		if got := v.Field("pad").Index(7).String(); v.Has("pad") && got != "[8]" {
+			t.Errorf("%s: pad[7] = %s, want [8]", in, got)
 		}
 	}
 }
