@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"unicode/utf8"
 )
@@ -290,6 +291,50 @@ func FuzzContainsPlain(f *testing.F) {
 		want := containsQuoted(text, AppendString(nil, s))
 		if got := containsPlain(text, s, pivot); got != want {
 			t.Fatalf("containsPlain(%q, %q) = %v, containsQuoted says %v", text, s, got, want)
+		}
+	})
+}
+
+// FuzzPeekStringPrefix checks PeekStringPrefix against Get on every object
+// member of every object, at several lengths: the whole string when it says
+// so, else a start of it within the length, never a part of a character
+// (the start of a surrogate pair is not a start of the pair's character).
+func FuzzPeekStringPrefix(f *testing.F) {
+	addCorpusLines(f)
+	for _, s := range []string{
+		`{"text":"héllo wörld \ud83d\ude00 \u00e9\n\"quoted\" \\ tail"}`,
+		`{"text":"\ud83d\ude00\ud83d\ude00\ud83d\ude00\ud83d\ude00","a":"\ud800x\udc00"}`,
+		`{"text":"` + strings.Repeat("日本語 ", 40) + `","text":"last wins"}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		ref, err := Parse(data)
+		if err != nil {
+			return
+		}
+		for _, path := range objectPaths(ref, nil, 64) {
+			obj := follow(ref, path)
+			for _, key := range append(obj.Keys(), "missing") {
+				member, present := obj.Get(key)
+				want, wantOK := member.Str()
+				wantOK = wantOK && present
+				for _, max := range []int{0, 1, 2, 3, 5, 6, 7, 11, 12, 13, 40, 1 << 20} {
+					fresh, _ := Parse(data)
+					got, whole, ok := follow(fresh, path).PeekStringPrefix(key, max)
+					switch {
+					case ok != wantOK:
+						t.Fatalf("%s key %q max %d: ok %v, want %v", data, key, max, ok, wantOK)
+					case !ok:
+					case whole && got != want:
+						t.Fatalf("%s key %q max %d: whole %q, want %q", data, key, max, got, want)
+					case !whole && (len(got) > max || !strings.HasPrefix(want, got)):
+						t.Fatalf("%s key %q max %d: cut to %q, not a start of %q within %d bytes", data, key, max, got, want, max)
+					case max >= 12 && want != "" && got == "":
+						t.Fatalf("%s key %q max %d: cut to nothing", data, key, max)
+					}
+				}
+			}
 		}
 	})
 }

@@ -1,6 +1,10 @@
 package jsonv
 
-import "bytes"
+import (
+	"bytes"
+	"unicode/utf16"
+	"unicode/utf8"
+)
 
 // Peek returns the value of key in an object, and whether it is present,
 // as Get does, but without decoding the object when nothing has looked into
@@ -174,4 +178,62 @@ func containsQuoted(text, quoted []byte) bool {
 		i += j + 1
 	}
 	return false
+}
+
+// PeekStringPrefix returns the string member key of an object, as Peek and
+// Str would, but without decoding more of a long one than its start: whole
+// reports whether s is the whole string; when it is not, s is a start of it
+// of at most max bytes that ends on a whole character (an escape, a
+// surrogate pair written as two escapes, or a UTF-8 sequence). A string
+// whose text is longer than max bytes may come back cut even when it
+// decodes to fewer. ok is false when key is absent or not a string.
+func (v Value) PeekStringPrefix(key string, max int) (s string, whole, ok bool) {
+	if v.Kind() == Object && v.onTape() {
+		t, node, start := v.tapeNode()
+		if !t.isDecoded(node) {
+			vStart, vEnd, _, found := t.find(node, start, key)
+			if !found || t.data[vStart] != '"' {
+				return "", false, false
+			}
+			text := t.data[vStart:vEnd]
+			if body := text[1 : len(text)-1]; len(body) > max {
+				cut := prefixEnd(body, max)
+				quoted := make([]byte, 0, cut+2)
+				quoted = append(append(append(quoted, '"'), body[:cut]...), '"')
+				return decodeString(quoted), false, true
+			}
+			return decodeValue(text), true, true
+		}
+	}
+	member, _ := v.Peek(key)
+	s, ok = member.Str()
+	return s, ok, ok
+}
+
+// prefixEnd returns the longest start of a checked string's body, at most
+// max bytes, that ends on a whole character: it never splits an escape, a
+// surrogate pair of escapes that decodeString joins, or a UTF-8 sequence.
+func prefixEnd(body []byte, max int) int {
+	i := 0
+	for i < len(body) {
+		n := 1
+		switch c := body[i]; {
+		case c == '\\' && body[i+1] == 'u':
+			n = 6
+			if unit, _ := hex4(body, i+2); utf16.IsSurrogate(rune(unit)) && unit < 0xdc00 {
+				if low, ok := hex4Escape(body, i+6); ok && low >= 0xdc00 && low < 0xe000 {
+					n = 12
+				}
+			}
+		case c == '\\':
+			n = 2
+		case c >= utf8.RuneSelf:
+			_, n = utf8.DecodeRune(body[i:])
+		}
+		if i+n > max {
+			break
+		}
+		i += n
+	}
+	return i
 }

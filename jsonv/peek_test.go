@@ -189,3 +189,38 @@ func TestContainsPlainAgrees(t *testing.T) {
 		}
 	}
 }
+
+// TestPeekStringPrefix pins where PeekStringPrefix cuts: never inside an
+// escape, a surrogate pair of escapes or a UTF-8 sequence.
+func TestPeekStringPrefix(t *testing.T) {
+	for _, tc := range []struct {
+		text  string
+		max   int
+		want  string
+		whole bool
+	}{
+		{`{"t":"abc"}`, 3, "abc", true},
+		{`{"t":"abcd"}`, 3, "abc", false},
+		{`{"t":"ab\ncd"}`, 3, "ab", false},                     // the escape is cut out whole
+		{`{"t":"ab\ncd"}`, 4, "ab\n", false},                   // and kept whole
+		{`{"t":"a\u00e9b"}`, 6, "a", false},                    // \u00e9 ends at byte 7
+		{`{"t":"a\u00e9b"}`, 7, "aé", false},                   //
+		{`{"t":"a\ud83d\ude00b"}`, 7, "a", false},              // not the high half alone
+		{`{"t":"a\ud83d\ude00b"}`, 13, "a😀", false},            //
+		{`{"t":"a\ud800b"}`, 7, "a\xed\xa0\x80", false},        // a lone surrogate is a character
+		{`{"t":"aé日b"}`, 2, "a", false},                        // é is two bytes
+		{`{"t":"aé日b"}`, 5, "aé", false},                       // 日 is three
+		{`{"t":"aé日b"}`, 6, "aé日", false},                      //
+		{`{"t":1}`, 10, "", false},                             // not a string: ok is false
+		{`{"t":"x","t":"longer than four"}`, 4, "long", false}, // the last of a repeated key
+	} {
+		v, err := Parse([]byte(tc.text))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, whole, _ := v.PeekStringPrefix("t", tc.max)
+		if got != tc.want || whole != tc.whole {
+			t.Errorf("%s max %d: %q whole %v, want %q whole %v", tc.text, tc.max, got, whole, tc.want, tc.whole)
+		}
+	}
+}
