@@ -205,8 +205,7 @@ func appendMessage(b []byte, m jsonv.Value) []byte {
 		typ, _ := block.Peek("type")
 		switch typ.Text() {
 		case "text":
-			text, _ := block.Peek("text")
-			texts = append(texts, text.Text())
+			texts = append(texts, previewText(block))
 		case "tool-call":
 			calls = append(calls, block)
 		case "tool-result": // the v0..v3 tool message shape
@@ -242,6 +241,37 @@ func appendMessage(b []byte, m jsonv.Value) []byte {
 		b = append(b, " [error]"...)
 	}
 	return b
+}
+
+// previewText returns a text block's text, or as much of its start as a
+// preview reads: a long text is not decoded whole when its start holds more
+// than previewRunes runes that are not white space, after which
+// appendCutJoined reads no further.
+func previewText(block jsonv.Value) string {
+	text, whole, _ := block.PeekStringPrefix("text", previewBytes)
+	if whole || holdsPreview(text) {
+		return text
+	}
+	full, _ := block.Peek("text")
+	return full.Text()
+}
+
+// previewBytes is how much of a text's start previewText decodes first:
+// room for previewRunes runes of up to four bytes and some white space.
+const previewBytes = 512
+
+// holdsPreview reports whether s holds more than previewRunes+1 runes that
+// are not white space, so that appendCutJoined stops inside it.
+func holdsPreview(s string) bool {
+	n := 0
+	for _, r := range s {
+		if !isSpace(r) {
+			if n++; n > previewRunes+1 {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // contentText joins the text of a content value: a string or a block list.

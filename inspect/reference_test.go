@@ -456,6 +456,16 @@ func TestDescribeAgreesWithReference(t *testing.T) {
 // roles, cuts of long and odd texts at every step of the summary, empty and
 // odd reasons, sources and fields.
 var referenceRows = []string{
+	// Texts longer than previewText's first look, cut by it or read whole.
+	`{"type":"user/message","data":{"content":[{"type":"text","text":"` + strings.Repeat("a", 2000) + `"},{"type":"text","text":"b"}]}}`,
+	`{"type":"user/message","data":{"content":[{"type":"text","text":"` + strings.Repeat(" ", 600) + `late"}]}}`,
+	`{"type":"user/message","data":{"content":[{"type":"text","text":"` + strings.Repeat("\\n", 300) + `late ` + strings.Repeat("x", 600) + `"}]}}`,
+	`{"type":"user/message","data":{"content":[{"type":"text","text":"` + strings.Repeat("\\ud83d\\ude00", 200) + `"}]}}`,
+	`{"type":"user/message","data":{"content":[{"type":"text","text":"` + strings.Repeat("w"+strings.Repeat(" ", 13), 39) + strings.Repeat("y", 600) + `"}]}}`,
+	`{"type":"user/message","data":{"content":[{"type":"text","text":"` + strings.Repeat("日 ", 300) + `"}]}}`,
+	`{"type":"user/message","data":{"content":[{"type":"text","text":"` + strings.Repeat("w", 40) + strings.Repeat(" ", 600) + `zzz"}]}}`,
+	`{"type":"user/message","data":{"content":[{"type":"text","text":"` + strings.Repeat("w", 41) + strings.Repeat(" ", 600) + `zzz"}]}}`,
+	`{"type":"user/message","data":{"content":[{"type":"text","text":"` + strings.Repeat("\\u00e9\\t", 200) + `"}]}}`,
 	`{"type":"user/message","data":{"content":[{"type":"tool-result","toolCallId":"c1","content":"x"}]}}`,
 	`{"type":"user/message","data":{"content":[{"type":"tool-result","content":"x"},{"type":"tool-result","toolCallId":"c2","content":[{"type":"text","text":"y"},{"text":1}]}]}}`,
 	`{"type":"agent/inbox/spliced","data":{"target":"t","inserted":[{"content":[{"type":"tool-result","toolCallId":"c1","content":"x"}]}]}}`,
