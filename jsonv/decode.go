@@ -336,8 +336,11 @@ func parseNumber(text []byte) float64 {
 
 // decodeString returns the contents of the quoted, already checked JSON
 // string text. Lone surrogates are kept in generalized UTF-8.
-func decodeString(text []byte) string {
-	body := text[1 : len(text)-1]
+func decodeString(text []byte) string { return decodeBody(text[1 : len(text)-1]) }
+
+// decodeBody is decodeString of a string's text without its quotes, or of
+// a start of it that ends on a whole escape.
+func decodeBody(body []byte) string {
 	if bytes.IndexByte(body, '\\') < 0 {
 		return string(body)
 	}

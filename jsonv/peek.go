@@ -197,10 +197,7 @@ func (v Value) PeekStringPrefix(key string, max int) (s string, whole, ok bool) 
 			}
 			text := t.data[vStart:vEnd]
 			if body := text[1 : len(text)-1]; len(body) > max {
-				cut := prefixEnd(body, max)
-				quoted := make([]byte, 0, cut+2)
-				quoted = append(append(append(quoted, '"'), body[:cut]...), '"')
-				return decodeString(quoted), false, true
+				return decodeBody(body[:prefixEnd(body, max)]), false, true
 			}
 			return decodeValue(text), true, true
 		}
@@ -212,7 +209,7 @@ func (v Value) PeekStringPrefix(key string, max int) (s string, whole, ok bool) 
 
 // prefixEnd returns the longest start of a checked string's body, at most
 // max bytes, that ends on a whole character: it never splits an escape, a
-// surrogate pair of escapes that decodeString joins, or a UTF-8 sequence.
+// surrogate pair of escapes that decodeBody joins, or a UTF-8 sequence.
 func prefixEnd(body []byte, max int) int {
 	i := 0
 	for i < len(body) {
