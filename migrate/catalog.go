@@ -3,7 +3,6 @@ package migrate
 import (
 	"github.com/dshlog/dshlog/codec/v2"
 	"github.com/dshlog/dshlog/jsonv"
-	"github.com/dshlog/dshlog/migrate/stage"
 	"github.com/dshlog/dshlog/session"
 )
 
@@ -22,9 +21,9 @@ type rowDecoder interface {
 	// -1 when only the body tells.
 	HeaderCut() int64
 	// Decode takes the next parsed row and emits what it decodes to.
-	Decode(row jsonv.Value, emit stage.Emit) error
+	Decode(row jsonv.Value, emit session.Emit) error
 	// Finish runs the final row checks and returns the inherited cut.
-	Finish(emit stage.Emit) (int64, error)
+	Finish(emit session.Emit) (int64, error)
 	// Issue is the first problem recovery dropped rows for, if any.
 	Issue() error
 }
@@ -171,7 +170,7 @@ type restore struct {
 	// calls judge itself, instead of collect and finish.
 	checkElsewhere bool
 	sourceCut      int64
-	entry          stage.Emit // where decoded items go
+	entry          session.Emit // where decoded items go
 }
 
 // newRestore starts restoring the session whose header value is hv: each
@@ -191,7 +190,7 @@ func (c *catalog) newRestore(hv jsonv.Value, recovery v2.Recovery, validation Va
 		return nil, err
 	}
 	r := &restore{SourceVersion: version, current: c.chain.Current(), decoder: dec, validation: validation, sourceCut: dec.HeaderCut()}
-	collect := func(item stage.Item) error {
+	collect := func(item session.Item) error {
 		return item.EachEvent(func(ev session.Event) error {
 			if !r.checkElsewhere {
 				r.check.Add(ev)

@@ -154,20 +154,20 @@ type Stream struct {
 	Header    session.Header
 	stages    []chained
 	sourceCut int64
-	entry     stage.Emit
+	entry     session.Emit
 }
 
 type chained struct {
 	edge  stage.Edge
 	stage stage.Stage
-	out   stage.Emit // the next stage's input, or the sink
+	out   session.Emit // the next stage's input, or the sink
 }
 
 // NewStream starts migrating a session with the stored header h and the
 // codec's predeclared inherited cut (-1 when unknown until the end); every
 // migrated item is handed to sink. Header refusals come before any body row,
 // as in dsh.
-func (c *Chain) NewStream(h session.Header, sourceCut int64, sink stage.Emit) (*Stream, error) {
+func (c *Chain) NewStream(h session.Header, sourceCut int64, sink session.Emit) (*Stream, error) {
 	plan, err := c.Plan(h.Version)
 	if err != nil {
 		return nil, err
@@ -189,7 +189,7 @@ func (c *Chain) NewStream(h session.Header, sourceCut int64, sink stage.Emit) (*
 	s.Header = h
 	// Link the contexts from the last stage back to the first, so that each
 	// stage's emit feeds the next one synchronously.
-	out := func(item stage.Item) error {
+	out := func(item session.Item) error {
 		if err := sink(item); err != nil {
 			return &sinkError{err}
 		}
@@ -198,7 +198,7 @@ func (c *Chain) NewStream(h session.Header, sourceCut int64, sink stage.Emit) (*
 	for i := len(s.stages) - 1; i >= 0; i-- {
 		s.stages[i].out = out
 		ch := &s.stages[i]
-		out = func(item stage.Item) error {
+		out = func(item session.Item) error {
 			if err := ch.stage.Transform(item, ch.out); err != nil {
 				return refusalOf(ch.edge, err, "Session")
 			}
@@ -210,7 +210,7 @@ func (c *Chain) NewStream(h session.Header, sourceCut int64, sink stage.Emit) (*
 }
 
 // Emit feeds one decoded item to the first stage.
-func (s *Stream) Emit(item stage.Item) error { return unwrapSink(s.entry(item)) }
+func (s *Stream) Emit(item session.Item) error { return unwrapSink(s.entry(item)) }
 
 // Finish finishes the stages in source-to-target order (each may still emit
 // into the stages after it) and returns the target inherited cut.

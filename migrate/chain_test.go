@@ -17,8 +17,8 @@ type fakeEdge struct {
 	headerErr  error
 	targetErr  error
 	stageErr   error
-	transform  func(stage.Item, stage.Emit) error
-	finish     func(stage.Emit) (int64, error)
+	transform  func(session.Item, session.Emit) error
+	finish     func(session.Emit) (int64, error)
 	headerCut  int64
 	finishedAt *[]string // appends the edge's name when its stage finishes
 }
@@ -42,14 +42,14 @@ func (e *fakeEdge) NewStage(stage.StageInput) (stage.Stage, error) {
 
 type fakeStage struct{ e *fakeEdge }
 
-func (s fakeStage) Transform(item stage.Item, emit stage.Emit) error {
+func (s fakeStage) Transform(item session.Item, emit session.Emit) error {
 	if s.e.transform != nil {
 		return s.e.transform(item, emit)
 	}
 	return emit(item)
 }
 
-func (s fakeStage) Finish(emit stage.Emit) (int64, error) {
+func (s fakeStage) Finish(emit session.Emit) (int64, error) {
 	if s.e.finishedAt != nil {
 		*s.e.finishedAt = append(*s.e.finishedAt, s.e.Name())
 	}
@@ -120,8 +120,8 @@ func TestPlanRefusesNewerAndOlder(t *testing.T) {
 func TestChainWrapping(t *testing.T) {
 	format := session.FormatErrorf("row 3 is odd")
 	unsupported := session.Unsupportedf("inherited Session cut 64 splits one Assistant attempt")
-	refuse := func(err error) func(stage.Item, stage.Emit) error {
-		return func(stage.Item, stage.Emit) error { return err }
+	refuse := func(err error) func(session.Item, session.Emit) error {
+		return func(session.Item, session.Emit) error { return err }
 	}
 	tests := []struct {
 		name   string
@@ -141,9 +141,9 @@ func TestChainWrapping(t *testing.T) {
 			"SessionFormatUnsupportedMigrationError: edge-v3 refuses this format v3 Session header: row 3 is odd"},
 		{"stage creation", fakeEdge{}, fakeEdge{stageErr: format},
 			"SessionFormatUnsupportedMigrationError: edge-v3 refuses this format v3 Session: row 3 is odd"},
-		{"finish", fakeEdge{finish: func(stage.Emit) (int64, error) { return 0, format }}, fakeEdge{},
+		{"finish", fakeEdge{finish: func(session.Emit) (int64, error) { return 0, format }}, fakeEdge{},
 			"SessionFormatUnsupportedMigrationError: edge-v2 refuses this format v2 Session: row 3 is odd"},
-		{"predeclared cut changed", fakeEdge{headerCut: 0, finish: func(stage.Emit) (int64, error) { return 3, nil }}, fakeEdge{headerCut: -1},
+		{"predeclared cut changed", fakeEdge{headerCut: 0, finish: func(session.Emit) (int64, error) { return 3, nil }}, fakeEdge{headerCut: -1},
 			"SessionFormatError: edge-v2 changed its predeclared inherited cut"},
 	}
 	for _, tt := range tests {
@@ -154,9 +154,9 @@ func TestChainWrapping(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			s, err := c.NewStream(session.Header{Version: 2}, -1, func(stage.Item) error { return nil })
+			s, err := c.NewStream(session.Header{Version: 2}, -1, func(session.Item) error { return nil })
 			if err == nil {
-				err = s.Emit(stage.Item{Event: session.Event{Type: "turn/start"}})
+				err = s.Emit(session.Item{Event: session.Event{Type: "turn/start"}})
 			}
 			if err == nil {
 				_, err = s.Finish()
@@ -176,11 +176,11 @@ func TestChainSinkErrorsPassUnwrapped(t *testing.T) {
 		t.Fatal(err)
 	}
 	full := errors.New("no space left on device")
-	s, err := c.NewStream(session.Header{Version: 2}, -1, func(stage.Item) error { return full })
+	s, err := c.NewStream(session.Header{Version: 2}, -1, func(session.Item) error { return full })
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Emit(stage.Item{}); err != full {
+	if err := s.Emit(session.Item{}); err != full {
 		t.Errorf("got %v, want the sink's own error", err)
 	}
 }
@@ -190,19 +190,19 @@ func TestChainSinkErrorsPassUnwrapped(t *testing.T) {
 // before they finish.
 func TestChainFinishOrder(t *testing.T) {
 	var log []string
-	first := &fakeEdge{from: 2, headerCut: -1, finishedAt: &log, finish: func(emit stage.Emit) (int64, error) {
-		return 0, emit(stage.Item{Event: session.Event{Type: "subagent/catalog"}})
+	first := &fakeEdge{from: 2, headerCut: -1, finishedAt: &log, finish: func(emit session.Emit) (int64, error) {
+		return 0, emit(session.Item{Event: session.Event{Type: "subagent/catalog"}})
 	}}
-	second := &fakeEdge{from: 3, headerCut: -1, finishedAt: &log, transform: func(item stage.Item, emit stage.Emit) error {
+	second := &fakeEdge{from: 3, headerCut: -1, finishedAt: &log, transform: func(item session.Item, emit session.Emit) error {
 		log = append(log, "edge-v3 transforms "+item.Event.Type)
 		return emit(item)
-	}, finish: func(stage.Emit) (int64, error) { return 7, nil }}
+	}, finish: func(session.Emit) (int64, error) { return 7, nil }}
 	c, err := NewChain(2, 4, nil, first, second)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var out []string
-	s, err := c.NewStream(session.Header{Version: 2}, -1, func(item stage.Item) error {
+	s, err := c.NewStream(session.Header{Version: 2}, -1, func(item session.Item) error {
 		out = append(out, item.Event.Type)
 		return nil
 	})

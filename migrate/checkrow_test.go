@@ -10,7 +10,7 @@ import (
 
 	"github.com/dshlog/dshlog/codec/v2"
 	"github.com/dshlog/dshlog/jsonv"
-	"github.com/dshlog/dshlog/migrate/stage"
+	"github.com/dshlog/dshlog/session"
 )
 
 // mutations turn a corpus row into rows that some check made ahead
@@ -109,8 +109,8 @@ func compareDecoding(t *testing.T, cd codec, hv jsonv.Value, recovery v2.Recover
 		t.Fatalf("%s: the codec has no row checks to run ahead", what)
 	}
 	var got, want bytes.Buffer
-	record := func(out *bytes.Buffer) stage.Emit {
-		return func(it stage.Item) error {
+	record := func(out *bytes.Buffer) session.Emit {
+		return func(it session.Item) error {
 			fmt.Fprintf(out, "%s %d %d %s\n", it.Event.Type, it.Event.Seq, it.Event.Time, it.Event.Row)
 			return nil
 		}

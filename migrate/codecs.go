@@ -7,7 +7,6 @@ import (
 	"github.com/dshlog/dshlog/codec/v3"
 	"github.com/dshlog/dshlog/codec/v4"
 	"github.com/dshlog/dshlog/jsonv"
-	"github.com/dshlog/dshlog/migrate/stage"
 	"github.com/dshlog/dshlog/session"
 )
 
@@ -32,22 +31,22 @@ func (r eventRows) Header() session.Header { return r.header }
 func (r eventRows) HeaderCut() int64       { return -1 }
 func (r eventRows) Issue() error           { return r.dec.Issue() }
 
-func (r eventRows) Decode(row jsonv.Value, emit stage.Emit) error {
+func (r eventRows) Decode(row jsonv.Value, emit session.Emit) error {
 	ev, ok, err := r.dec.Decode(row)
 	if err != nil || !ok {
 		return err
 	}
-	return emit(stage.Item{Event: ev})
+	return emit(session.Item{Event: ev})
 }
 
-func (r eventRows) Finish(stage.Emit) (int64, error) { return r.dec.Finish() }
+func (r eventRows) Finish(session.Emit) (int64, error) { return r.dec.Finish() }
 
 // rowChecker is a rowDecoder whose checks of a row that depend on the row
 // alone can run ahead, on the read-ahead goroutine: CheckRow computes them
 // and DecodeChecked then takes the row with their result.
 type rowChecker interface {
 	CheckRow(row jsonv.Value) v2.RowCheck
-	DecodeChecked(row jsonv.Value, c v2.RowCheck, emit stage.Emit) error
+	DecodeChecked(row jsonv.Value, c v2.RowCheck, emit session.Emit) error
 }
 
 // checkedRows is the rowDecoder of a v2-family codec, a rowChecker.
@@ -59,12 +58,12 @@ type checkedRows struct {
 
 func (r checkedRows) CheckRow(row jsonv.Value) v2.RowCheck { return r.check(row) }
 
-func (r checkedRows) DecodeChecked(row jsonv.Value, c v2.RowCheck, emit stage.Emit) error {
+func (r checkedRows) DecodeChecked(row jsonv.Value, c v2.RowCheck, emit session.Emit) error {
 	ev, ok, err := r.decode(row, c)
 	if err != nil || !ok {
 		return err
 	}
-	return emit(stage.Item{Event: ev})
+	return emit(session.Item{Event: ev})
 }
 
 // v2Codec reads released format v2.

@@ -8,7 +8,7 @@ import (
 	"github.com/dshlog/dshlog/codec/v2"
 	"github.com/dshlog/dshlog/internal/sessiontest"
 	"github.com/dshlog/dshlog/jsonv"
-	"github.com/dshlog/dshlog/migrate/stage"
+	"github.com/dshlog/dshlog/session"
 )
 
 // decodeBothWays reads a v0 or v1 session from data twice, with Decode and
@@ -26,7 +26,7 @@ func decodeBothWays(t *testing.T, data []byte, recovery v2.Recovery) (events, ma
 	read := func(ahead bool) *result {
 		r := &result{}
 		var dec *Decoder
-		emit := func(item stage.Item) error {
+		emit := func(item session.Item) error {
 			if item.Run != nil {
 				r.out.Write(packedRow(item.Run.(*ChunkRun)).Append(nil))
 				r.out.WriteString(" run\n")

@@ -9,7 +9,6 @@ import (
 	"github.com/dshlog/dshlog/codec/v2"
 	"github.com/dshlog/dshlog/internal/sessiontest"
 	"github.com/dshlog/dshlog/jsonv"
-	"github.com/dshlog/dshlog/migrate/stage"
 	"github.com/dshlog/dshlog/session"
 )
 
@@ -82,7 +81,7 @@ func events(t *testing.T, header string, recovery v2.Recovery, rows ...string) (
 		t.Fatal(err)
 	}
 	var out []string
-	emit := func(item stage.Item) error {
+	emit := func(item session.Item) error {
 		if item.Run == nil {
 			out = append(out, item.Event.Row.String())
 			return nil
@@ -243,7 +242,7 @@ func TestExpandCostsItsLength(t *testing.T) {
 	perRow := func(seq int64) uint64 {
 		row := sessiontest.Parse(t, `{"type":"assistant/message","seq":`+strconv.FormatInt(seq, 10)+
 			`,"time":1,"data":{},"sourceEventSeqs":[[0,2],5]}`)
-		emit := func(stage.Item) error { return nil }
+		emit := func(session.Item) error { return nil }
 		const runs = 50
 		var before, after runtime.MemStats
 		runtime.ReadMemStats(&before)
@@ -338,7 +337,7 @@ func TestDecoderIssue(t *testing.T) {
 	if d.HeaderCut() != 0 || d.Header().ID != "x" {
 		t.Fatalf("header %+v cut %d", d.Header(), d.HeaderCut())
 	}
-	if err := d.Decode(sessiontest.Parse(t, `7`), func(stage.Item) error { return nil }); err != nil || sessiontest.RefusalText(d.Issue()) != "SessionFormatError: released Session row 0 must be a JSON object" {
+	if err := d.Decode(sessiontest.Parse(t, `7`), func(session.Item) error { return nil }); err != nil || sessiontest.RefusalText(d.Issue()) != "SessionFormatError: released Session row 0 must be a JSON object" {
 		t.Errorf("issue %v, err %v", d.Issue(), err)
 	}
 }

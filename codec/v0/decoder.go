@@ -6,7 +6,6 @@ import (
 	"github.com/dshlog/dshlog/codec/jsform"
 	"github.com/dshlog/dshlog/codec/v2"
 	"github.com/dshlog/dshlog/jsonv"
-	"github.com/dshlog/dshlog/migrate/stage"
 	"github.com/dshlog/dshlog/session"
 )
 
@@ -45,7 +44,7 @@ func (d *Decoder) Issue() error { return d.issue }
 
 // Decode takes the next parsed body row and emits the event or the packed
 // run it decodes to; a row that recovery drops emits nothing.
-func (d *Decoder) Decode(row jsonv.Value, emit stage.Emit) error {
+func (d *Decoder) Decode(row jsonv.Value, emit session.Emit) error {
 	current := d.rowIndex
 	d.rowIndex++
 	item, f, err := decodeRow(row, current)
@@ -123,14 +122,14 @@ const (
 )
 
 // DecodeChecked is Decode for a row whose CheckRow result is c.
-func (d *Decoder) DecodeChecked(row jsonv.Value, c v2.RowCheck, emit stage.Emit) error {
-	var item stage.Item
+func (d *Decoder) DecodeChecked(row jsonv.Value, c v2.RowCheck, emit session.Emit) error {
+	var item session.Item
 	var f envelope
 	switch ahead := c.Layout.(type) {
 	case *ChunkRun:
 		item.Run = ahead
 	case aheadEvent:
-		item = stage.Item{Event: c.Framed, PayloadChecked: ahead&payloadChecked != 0}
+		item = session.Item{Event: c.Framed, PayloadChecked: ahead&payloadChecked != 0}
 		if ahead&seqCounted == 0 {
 			f = readEnvelope(row)
 			break
@@ -169,7 +168,7 @@ func payloadPasses(ev session.Event, f envelope, version int) bool {
 // place applies the seq discipline and the recovery policy to the item
 // that the body row at index current decoded to, whose envelope f holds,
 // and emits it.
-func (d *Decoder) place(row jsonv.Value, current int64, item stage.Item, f envelope, emit stage.Emit) error {
+func (d *Decoder) place(row jsonv.Value, current int64, item session.Item, f envelope, emit session.Emit) error {
 	closesTurn := item.Run == nil && item.Event.Type == "turn/end"
 	if d.issue != nil {
 		if closesTurn {
@@ -207,7 +206,7 @@ func (d *Decoder) place(row jsonv.Value, current int64, item stage.Item, f envel
 }
 
 // Finish checks that the header's cut lies within the log and returns it.
-func (d *Decoder) Finish(stage.Emit) (int64, error) {
+func (d *Decoder) Finish(session.Emit) (int64, error) {
 	if d.cut > d.count {
 		return 0, session.FormatErrorf("Session inheritedEventCount exceeds its event count")
 	}
@@ -239,21 +238,21 @@ func readEnvelope(row jsonv.Value) envelope {
 
 // decodeRow classifies one body row and decodes it; it returns what it
 // read of the row's envelope too.
-func decodeRow(row jsonv.Value, rowIndex int64) (stage.Item, envelope, error) {
+func decodeRow(row jsonv.Value, rowIndex int64) (session.Item, envelope, error) {
 	if row.Kind() != jsonv.Object {
 		_, err := v2.ReleasedRecord(row, "released Session row "+itoa(rowIndex))
-		return stage.Item{}, envelope{}, err
+		return session.Item{}, envelope{}, err
 	}
 	f := readEnvelope(row)
 	if tag, ok := f.typ.Str(); ok && (tag == textChunks || tag == reasoningChunks || tag == toolCallChunks) {
 		run, err := decodePackedRun(row, tag, rowIndex)
 		if err != nil {
-			return stage.Item{}, f, err
+			return session.Item{}, f, err
 		}
-		return stage.Item{Run: run}, f, nil
+		return session.Item{Run: run}, f, nil
 	}
 	ev, err := decodeEvent(row, f, rowIndex)
-	return stage.Item{Event: ev}, f, err
+	return session.Item{Event: ev}, f, err
 }
 
 // decodeEvent decodes an event row whose envelope f holds. The codec

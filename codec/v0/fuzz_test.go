@@ -8,7 +8,7 @@ import (
 	"github.com/dshlog/dshlog/codec/v2"
 	"github.com/dshlog/dshlog/internal/sessiontest"
 	"github.com/dshlog/dshlog/jsonv"
-	"github.com/dshlog/dshlog/migrate/stage"
+	"github.com/dshlog/dshlog/session"
 )
 
 // decodeAll reads a v0 or v1 session from data (a torn last line is
@@ -18,7 +18,7 @@ import (
 func decodeAll(t *testing.T, data []byte, recovery v2.Recovery) ([]byte, error) {
 	var dec *Decoder
 	var out []byte
-	emit := func(item stage.Item) error {
+	emit := func(item session.Item) error {
 		if item.Run == nil {
 			out = append(item.Event.Row.Append(out), '\n')
 			return nil

@@ -1,57 +1,12 @@
 // Package stage is the contract between dsh's adjacent format migrations
 // (v0→v1, …, v3→v4) and the chain that runs them: an Edge migrates a header
-// and starts a Stage, which transforms one session's events in seq order.
+// and starts a Stage, which transforms one session's items (session.Item:
+// an event, or a compact run of events) in seq order.
 package stage
 
 import (
 	"github.com/dshlog/dshlog/session"
 )
-
-// Item is what flows between stages: one event, or a compact run of events
-// that a stage which knows its type may consume without expanding it.
-type Item struct {
-	Event session.Event
-	Run   Run // nil for a plain event
-	// PayloadChecked says the codec found the plain event passing dsh's
-	// released payload rules at the stored version
-	// (v2.CheckEventPayload(Event, version)), so that the first stage need
-	// not run them again on the event as long as it leaves it unchanged.
-	PayloadChecked bool
-}
-
-// EachEvent calls f with the item's event, or with each event of its run in
-// seq order: how a stage consumes a run whose type it does not know.
-func (it Item) EachEvent(f func(session.Event) error) error {
-	if it.Run == nil {
-		return f(it.Event)
-	}
-	events, err := it.Run.Expand()
-	if err != nil {
-		return err
-	}
-	for _, ev := range events {
-		if err := f(ev); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// Run is a compact run of consecutive events (dsh's SessionFormatEventRun),
-// such as a v0/v1 packed chunk row.
-type Run interface {
-	// RunType names the kind of run, e.g. "released-assistant-chunks".
-	RunType() string
-	// FirstSeq is the seq of the run's first event.
-	FirstSeq() int64
-	// EventCount is the number of events the run stands for.
-	EventCount() int64
-	// Expand returns the run's events one by one.
-	Expand() ([]session.Event, error)
-}
-
-// Emit hands an item to the next stage (or to the sink after the last one).
-type Emit func(Item) error
 
 // StageInput is what a stage is created with, as in dsh's createStage.
 type StageInput struct {
@@ -69,9 +24,9 @@ type StageInput struct {
 // seq order.
 type Stage interface {
 	// Transform takes the next item and emits what it becomes.
-	Transform(item Item, emit Emit) error
+	Transform(item session.Item, emit session.Emit) error
 	// Finish may emit trailing events and returns the target cut.
-	Finish(emit Emit) (int64, error)
+	Finish(emit session.Emit) (int64, error)
 	// HeaderCut is the target cut when it is known before Finish (it then
 	// must not change), or -1.
 	HeaderCut() int64

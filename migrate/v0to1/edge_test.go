@@ -50,7 +50,7 @@ func migrateV0(t *testing.T, text string) result {
 		return result{err: err}
 	}
 	r := result{header: target}
-	emit := func(item stage.Item) error {
+	emit := func(item session.Item) error {
 		if run, ok := item.Run.(*v0.ChunkRun); ok {
 			r.lines = append(r.lines, packedRow(run))
 			return nil
@@ -58,7 +58,7 @@ func migrateV0(t *testing.T, text string) result {
 		r.lines = append(r.lines, string(v2.EncodeEvent(nil, item.Event)))
 		return nil
 	}
-	entry := func(item stage.Item) error { return st.Transform(item, emit) }
+	entry := func(item session.Item) error { return st.Transform(item, emit) }
 	for _, line := range lines[1:] {
 		if r.err = dec.Decode(sessiontest.Parse(t, line), entry); r.err != nil {
 			return r

@@ -5,7 +5,6 @@ import (
 	"github.com/dshlog/dshlog/codec/v0"
 	"github.com/dshlog/dshlog/codec/v2"
 	"github.com/dshlog/dshlog/jsonv"
-	"github.com/dshlog/dshlog/migrate/stage"
 	"github.com/dshlog/dshlog/session"
 )
 
@@ -28,11 +27,11 @@ type edgeStage struct {
 func (s *edgeStage) HeaderCut() int64 { return s.cut }
 
 // Finish emits nothing and returns the unchanged cut.
-func (s *edgeStage) Finish(stage.Emit) (int64, error) { return s.cut, nil }
+func (s *edgeStage) Finish(session.Emit) (int64, error) { return s.cut, nil }
 
 // Transform normalizes and validates one v0 event. A packed chunk run is
 // forwarded as it is: no normalisation or validation applies to chunks.
-func (s *edgeStage) Transform(item stage.Item, emit stage.Emit) error {
+func (s *edgeStage) Transform(item session.Item, emit session.Emit) error {
 	if item.Run == nil {
 		return s.transform(item.Event, item.PayloadChecked, emit)
 	}
@@ -44,7 +43,7 @@ func (s *edgeStage) Transform(item stage.Item, emit stage.Emit) error {
 
 // transform migrates one event; checked says the codec found it passing the
 // released payload rules of version 0 as it comes.
-func (s *edgeStage) transform(ev session.Event, checked bool, emit stage.Emit) error {
+func (s *edgeStage) transform(ev session.Event, checked bool, emit session.Emit) error {
 	ev, err := s.normalize(ev, checked)
 	if err != nil {
 		return err
@@ -52,7 +51,7 @@ func (s *edgeStage) transform(ev session.Event, checked bool, emit stage.Emit) e
 	if err := s.checkDeliveryMarker(ev); err != nil {
 		return err
 	}
-	return emit(stage.Item{Event: ev})
+	return emit(session.Item{Event: ev})
 }
 
 // normalize is dsh's normalizeReleasedV0Event: each step sees what the one

@@ -2,7 +2,6 @@ package v1to2
 
 import (
 	"github.com/dshlog/dshlog/jsonv"
-	"github.com/dshlog/dshlog/migrate/stage"
 	"github.com/dshlog/dshlog/session"
 )
 
@@ -53,7 +52,7 @@ func (a *attempt) cites(sources []jsonv.Value) bool {
 // join prepares the pending attempt for a chunk (or packed run) of turn and
 // step: a settled attempt, or one of another step, is finished first, and
 // an open one releases the events held behind its last chunk.
-func (s *edgeStage) join(turn, step jsValue, emit stage.Emit) error {
+func (s *edgeStage) join(turn, step jsValue, emit session.Emit) error {
 	if p := s.pending; p != nil {
 		if p.terminal || !strictEqual(p.turn, turn) || !strictEqual(p.step, step) {
 			if err := s.finishAttempt(emit); err != nil {
@@ -70,7 +69,7 @@ func (s *edgeStage) join(turn, step jsValue, emit stage.Emit) error {
 }
 
 // transformChunk folds one assistant/chunk event into the pending attempt.
-func (s *edgeStage) transformChunk(ev source, emit stage.Emit) error {
+func (s *edgeStage) transformChunk(ev source, emit session.Emit) error {
 	if ev.data.IsNull() {
 		return readOfNull("turn")
 	}
@@ -97,7 +96,7 @@ func (s *edgeStage) transformChunk(ev source, emit stage.Emit) error {
 // transformRun folds a packed chunk row into the pending attempt without
 // expanding it. dsh checks only the run's own seqs against the cut, and a
 // packed row never ends an attempt.
-func (s *edgeStage) transformRun(run ChunkRun, emit stage.Emit) error {
+func (s *edgeStage) transformRun(run ChunkRun, emit session.Emit) error {
 	s.previousSplice = false
 	s.lastTime = defined(jsonv.IntValue(run.LastTime()))
 	if err := s.join(defined(jsonv.IntValue(run.Turn())), defined(jsonv.IntValue(run.Step())), emit); err != nil {
@@ -113,7 +112,7 @@ func (s *edgeStage) transformRun(run ChunkRun, emit stage.Emit) error {
 
 // transformMessage embeds the attempt an assistant/message cites through
 // its sourceEventSeqs, or gives it an empty stream.
-func (s *edgeStage) transformMessage(ev source, emit stage.Emit) error {
+func (s *edgeStage) transformMessage(ev source, emit session.Emit) error {
 	p := s.pending
 	if p != nil && (!strictEqual(p.turn, member(ev.data, "turn")) || !strictEqual(p.step, member(ev.data, "step"))) {
 		if err := s.finishAttempt(emit); err != nil {
@@ -159,7 +158,7 @@ func withStream(ev source, st stream) source {
 // finishAttempt turns an attempt no message claimed into an
 // assistant/attempt event at its last chunk, followed by the events held
 // behind that chunk.
-func (s *edgeStage) finishAttempt(emit stage.Emit) error {
+func (s *edgeStage) finishAttempt(emit session.Emit) error {
 	p := s.pending
 	if p == nil {
 		return nil
@@ -185,7 +184,7 @@ func (s *edgeStage) finishAttempt(emit stage.Emit) error {
 }
 
 // flushAfter emits the events held behind the pending attempt's last chunk.
-func (s *edgeStage) flushAfter(emit stage.Emit) error {
+func (s *edgeStage) flushAfter(emit session.Emit) error {
 	p := s.pending
 	for len(p.after) > 0 {
 		ev := p.after[0]

@@ -24,7 +24,7 @@ const Name = "@deepseek-ai/dsh-session-format-v1-to-v2"
 // consecutive assistant/chunk deltas of one block of one step, already in
 // the shape of a v2 stream record. The edge embeds it without expanding it.
 type ChunkRun interface {
-	stage.Run
+	session.Run
 	// Turn and Step are the coordinates every member shares.
 	Turn() int64
 	Step() int64

@@ -144,8 +144,8 @@ func TestJSValues(t *testing.T) {
 func TestEmitFailure(t *testing.T) {
 	s := harness{}.stage()
 	stop := errors.New("downstream refusal")
-	err := s.Transform(stage.Item{Event: session.Event{Row: parse(`{"type":"turn/start","seq":0,"time":1,"data":{"turn":1}}`)}},
-		func(stage.Item) error { return stop })
+	err := s.Transform(session.Item{Event: session.Event{Row: parse(`{"type":"turn/start","seq":0,"time":1,"data":{"turn":1}}`)}},
+		func(session.Item) error { return stop })
 	if !errors.Is(err, stop) {
 		t.Errorf("got %v, want the downstream error", err)
 	}

@@ -2,14 +2,13 @@ package v1to2
 
 import (
 	"github.com/dshlog/dshlog/jsonv"
-	"github.com/dshlog/dshlog/migrate/stage"
 	"github.com/dshlog/dshlog/session"
 )
 
 // emitSource emits a surviving source event at the next target seq and
 // records its new seq; the v1 session/end-seed at the cut becomes the
 // inherited marker.
-func (s *edgeStage) emitSource(ev source, emit stage.Emit) error {
+func (s *edgeStage) emitSource(ev source, emit session.Emit) error {
 	if s.header.IsSeeded && ev.seq == s.sourceCut && ev.typ == "session/end-seed" {
 		ev = ev.withData(inheritedData())
 	}
@@ -26,7 +25,7 @@ func (s *edgeStage) emitSource(ev source, emit stage.Emit) error {
 
 // emitGenerated emits an event the edge made up, on behalf of the source
 // event origin (for the position of the cut); it gets no seq mapping.
-func (s *edgeStage) emitGenerated(origin int64, typ string, time jsValue, data jsonv.Value, emit stage.Emit) error {
+func (s *edgeStage) emitGenerated(origin int64, typ string, time jsValue, data jsonv.Value, emit session.Emit) error {
 	if err := s.ensureTargetCut(origin, time, typ, emit); err != nil {
 		return err
 	}
@@ -34,8 +33,8 @@ func (s *edgeStage) emitGenerated(origin int64, typ string, time jsValue, data j
 }
 
 // emitAt emits row, which stands at the next target seq.
-func (s *edgeStage) emitAt(row jsonv.Value, typ string, time jsValue, emit stage.Emit) error {
-	if err := emit(stage.Item{Event: toEvent(row, typ, s.targetSeq, time)}); err != nil {
+func (s *edgeStage) emitAt(row jsonv.Value, typ string, time jsValue, emit session.Emit) error {
+	if err := emit(session.Item{Event: toEvent(row, typ, s.targetSeq, time)}); err != nil {
 		return err
 	}
 	s.targetSeq++
@@ -46,7 +45,7 @@ func (s *edgeStage) emitAt(row jsonv.Value, typ string, time jsValue, emit stage
 // first target event whose origin is at or past the v1 cut: the v1 marker
 // itself when it sits exactly there, else a generated marker with the time
 // of the event that crosses the cut.
-func (s *edgeStage) ensureTargetCut(origin int64, time jsValue, typ string, emit stage.Emit) error {
+func (s *edgeStage) ensureTargetCut(origin int64, time jsValue, typ string, emit session.Emit) error {
 	if !s.header.IsSeeded || s.targetCut >= 0 || origin < s.sourceCut {
 		return nil
 	}
@@ -54,7 +53,7 @@ func (s *edgeStage) ensureTargetCut(origin int64, time jsValue, typ string, emit
 	if origin == s.sourceCut && typ == "session/end-seed" {
 		return nil
 	}
-	if err := emit(stage.Item{Event: toEvent(marker(s.targetSeq, time), "session/end-seed", s.targetSeq, time)}); err != nil {
+	if err := emit(session.Item{Event: toEvent(marker(s.targetSeq, time), "session/end-seed", s.targetSeq, time)}); err != nil {
 		return err
 	}
 	s.targetSeq++

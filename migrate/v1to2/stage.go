@@ -57,7 +57,7 @@ func newStage(in stage.StageInput) *edgeStage {
 func (s *edgeStage) HeaderCut() int64 { return -1 }
 
 // Transform migrates the next source event, or a packed chunk run.
-func (s *edgeStage) Transform(item stage.Item, emit stage.Emit) error {
+func (s *edgeStage) Transform(item session.Item, emit session.Emit) error {
 	if item.Run == nil {
 		row := item.Event.Row
 		if s.decoded && !item.PayloadChecked && row.Field("type").Text() != "assistant/chunk" {
@@ -93,7 +93,7 @@ func (ev source) withData(data jsonv.Value) source {
 }
 
 // transformEvent is dsh's per-event pipeline, in its order.
-func (s *edgeStage) transformEvent(row jsonv.Value, emit stage.Emit) error {
+func (s *edgeStage) transformEvent(row jsonv.Value, emit session.Emit) error {
 	typeValue, hasType := row.Get("type")
 	typ, seq := typeValue.Text(), seqOf(row)
 	if typ == "assistant/chunk" {
@@ -275,13 +275,13 @@ func splitLegacyGoal(ev source) (change jsonv.Value, message source, ok bool) {
 // Finish settles a pending attempt and, for a seeded session whose cut lies
 // past every event, appends the inherited end-seed marker. It returns the v2
 // cut.
-func (s *edgeStage) Finish(emit stage.Emit) (int64, error) {
+func (s *edgeStage) Finish(emit session.Emit) (int64, error) {
 	if err := s.finishAttempt(emit); err != nil {
 		return 0, err
 	}
 	if s.targetCut < 0 {
 		s.targetCut = s.targetSeq
-		if err := emit(stage.Item{Event: toEvent(marker(s.targetSeq, s.lastTime), "session/end-seed", s.targetSeq, s.lastTime)}); err != nil {
+		if err := emit(session.Item{Event: toEvent(marker(s.targetSeq, s.lastTime), "session/end-seed", s.targetSeq, s.lastTime)}); err != nil {
 			return 0, err
 		}
 		s.targetSeq++

@@ -62,11 +62,11 @@ type harness struct {
 // input is one item for the stage: an event row, or a run.
 type input struct {
 	row string
-	run stage.Run
+	run session.Run
 }
 
-func ev(row string) input   { return input{row: row} }
-func run(r stage.Run) input { return input{run: r} }
+func ev(row string) input     { return input{row: row} }
+func run(r session.Run) input { return input{run: r} }
 func (h harness) stage() *edgeStage {
 	header := session.Header{Version: 1, ID: "stage", CreatedAt: 1}
 	if h.id != "" {
@@ -82,7 +82,7 @@ func (h harness) stage() *edgeStage {
 func (h harness) feed(inputs ...input) ([]string, int64, error) {
 	s := h.stage()
 	var out []string
-	emit := func(item stage.Item) error {
+	emit := func(item session.Item) error {
 		if item.Run != nil {
 			return errors.New("the stage emitted a run")
 		}
@@ -93,7 +93,7 @@ func (h harness) feed(inputs ...input) ([]string, int64, error) {
 		return nil
 	}
 	for _, in := range inputs {
-		item := stage.Item{Run: in.run}
+		item := session.Item{Run: in.run}
 		if in.run == nil {
 			item.Event = session.Event{Row: parse(in.row)}
 		}

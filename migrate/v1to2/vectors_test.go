@@ -86,7 +86,7 @@ func migrateToV2(data []byte, recovery v2.Recovery, expand bool) ([]byte, error)
 	var dec *v0.Decoder
 	var stream *migrate.Stream
 	var events []session.Event
-	var entry stage.Emit
+	var entry session.Emit
 	err := sessiontest.ReadRows(data,
 		func(hv jsonv.Value) error {
 			version, _ := hv.Field("version").Count()
@@ -102,7 +102,7 @@ func migrateToV2(data []byte, recovery v2.Recovery, expand bool) ([]byte, error)
 			if err != nil {
 				return err
 			}
-			stream, err = chain.NewStream(dec.Header(), dec.HeaderCut(), func(item stage.Item) error {
+			stream, err = chain.NewStream(dec.Header(), dec.HeaderCut(), func(item session.Item) error {
 				events = append(events, item.Event)
 				return nil
 			})
@@ -156,8 +156,8 @@ func readsBack(file []byte, cut int64) error {
 
 // expanding feeds a packed chunk run to emit as its single assistant/chunk
 // events, and any other item as it is.
-func expanding(emit stage.Emit) stage.Emit {
-	return func(item stage.Item) error {
+func expanding(emit session.Emit) session.Emit {
+	return func(item session.Item) error {
 		if item.Run == nil {
 			return emit(item)
 		}
@@ -166,7 +166,7 @@ func expanding(emit stage.Emit) stage.Emit {
 			return err
 		}
 		for _, ev := range members {
-			if err := emit(stage.Item{Event: ev}); err != nil {
+			if err := emit(session.Item{Event: ev}); err != nil {
 				return err
 			}
 		}

@@ -145,7 +145,7 @@ func migrateToV2(data []byte, recovery v2.Recovery) []session.Event {
 			if err != nil {
 				return err
 			}
-			stream, err = chain.NewStream(dec.Header(), dec.HeaderCut(), func(item stage.Item) error {
+			stream, err = chain.NewStream(dec.Header(), dec.HeaderCut(), func(item session.Item) error {
 				events = append(events, item.Event)
 				return nil
 			})

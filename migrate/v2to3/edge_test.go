@@ -356,9 +356,9 @@ func TestFinish(t *testing.T) {
 			if st.HeaderCut() != -1 {
 				t.Errorf("seeded HeaderCut %d", st.HeaderCut())
 			}
-			discard := func(stage.Item) error { return nil }
+			discard := func(session.Item) error { return nil }
 			for _, ev := range events(tc.text) {
-				if err := st.Transform(stage.Item{Event: ev}, discard); err != nil {
+				if err := st.Transform(session.Item{Event: ev}, discard); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -374,7 +374,7 @@ func TestFinish(t *testing.T) {
 func TestDense(t *testing.T) {
 	st, _ := Edge{}.NewStage(stage.StageInput{SourceHeader: session.Header{Version: 2}, SourceCut: 0})
 	row, _ := jsonv.Parse([]byte(`{"type":"turn/start","seq":1,"time":1,"data":{"turn":1}}`))
-	err := st.Transform(stage.Item{Event: session.Event{Type: "turn/start", Seq: 1, Row: row}}, nil)
+	err := st.Transform(session.Item{Event: session.Event{Type: "turn/start", Seq: 1, Row: row}}, nil)
 	if got := (result{err: err}).text(); got != "SessionFormatError: format v2 source events must be dense" {
 		t.Errorf("got %q", got)
 	}
@@ -397,7 +397,7 @@ func TestRunIsExpanded(t *testing.T) {
 	}
 	st, _ := Edge{}.NewStage(stage.StageInput{SourceHeader: session.Header{Version: 2}, SourceCut: 0})
 	var types []string
-	err := st.Transform(stage.Item{Run: evs}, func(it stage.Item) error {
+	err := st.Transform(session.Item{Run: evs}, func(it session.Item) error {
 		types = append(types, it.Event.Type)
 		return nil
 	})

@@ -19,7 +19,7 @@ func migrateBytes(data []byte) ([]byte, error) {
 	var target session.Header
 	var st stage.Stage
 	var body []byte
-	emit := func(item stage.Item) error {
+	emit := func(item session.Item) error {
 		body = append(v2.EncodeEvent(body, item.Event), '\n')
 		return nil
 	}
@@ -39,7 +39,7 @@ func migrateBytes(data []byte) ([]byte, error) {
 			}
 			return v2.NewDecoder(h, v2.Recoverable), nil
 		},
-		func(ev session.Event) error { return st.Transform(stage.Item{Event: ev}, emit) })
+		func(ev session.Event) error { return st.Transform(session.Item{Event: ev}, emit) })
 	if err != nil {
 		return nil, err
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/dshlog/dshlog/internal/sessiontest"
 	"github.com/dshlog/dshlog/jsonv"
 	"github.com/dshlog/dshlog/migrate/stage"
+	"github.com/dshlog/dshlog/session"
 )
 
 // result is what migrating a v2 text through the edge gave: the v3 lines as
@@ -49,7 +50,7 @@ func migrateV2(t *testing.T, text string, sourceCut int64) result {
 		return result{err: err}
 	}
 	var out []string
-	emit := func(item stage.Item) error {
+	emit := func(item session.Item) error {
 		if item.Event.Seq != int64(len(out)) {
 			t.Errorf("emitted seq %d at position %d", item.Event.Seq, len(out))
 		}
@@ -67,7 +68,7 @@ func migrateV2(t *testing.T, text string, sourceCut int64) result {
 			return result{lines: out, err: err}
 		}
 		if ok {
-			if err := st.Transform(stage.Item{Event: ev}, emit); err != nil {
+			if err := st.Transform(session.Item{Event: ev}, emit); err != nil {
 				return result{lines: out, err: err}
 			}
 		}

@@ -70,11 +70,11 @@ func (s *edgeStage) HeaderCut() int64 {
 }
 
 // Transform migrates the next source event (or each event of a run).
-func (s *edgeStage) Transform(item stage.Item, emit stage.Emit) error {
+func (s *edgeStage) Transform(item session.Item, emit session.Emit) error {
 	return item.EachEvent(func(ev session.Event) error { return s.transform(ev, emit) })
 }
 
-func (s *edgeStage) transform(ev session.Event, emit stage.Emit) error {
+func (s *edgeStage) transform(ev session.Event, emit session.Emit) error {
 	row := logicalRow(ev.Row)
 	if n, ok := row.Field("seq").Number(); !ok || n != float64(s.processed) {
 		return session.FormatErrorf("format v2 source events must be dense")
@@ -184,7 +184,7 @@ func (s *edgeStage) observeMessageIDs(typ string, data jsonv.Value) error {
 // emitSystem inserts a system message holding prompt, anchored at the
 // source row anchor: the first head is appended, later ones replace the
 // current head.
-func (s *edgeStage) emitSystem(prompt string, anchor jsonv.Value, emit stage.Emit) error {
+func (s *edgeStage) emitSystem(prompt string, anchor jsonv.Value, emit session.Emit) error {
 	if s.step.IsNull() {
 		return session.Unsupportedf("format v2 changed request prompt outside an open step cannot retain source chronology")
 	}
@@ -249,7 +249,7 @@ func (s *edgeStage) emitSystem(prompt string, anchor jsonv.Value, emit stage.Emi
 
 // Finish checks the inherited cut and the delivery markers and returns the
 // target cut; nothing is emitted.
-func (s *edgeStage) Finish(stage.Emit) (int64, error) {
+func (s *edgeStage) Finish(session.Emit) (int64, error) {
 	if s.markerSeq < 0 {
 		return 0, session.FormatErrorf("format v2 inherited end-seed marker must be a non-negative safe integer")
 	}
@@ -332,6 +332,6 @@ func logicalRow(row jsonv.Value) jsonv.Value {
 
 // emitRow hands a transformed row on as an event of type typ at seq seq
 // and time t, which the row holds.
-func emitRow(row jsonv.Value, typ string, seq, t int64, emit stage.Emit) error {
-	return emit(stage.Item{Event: session.Event{Type: typ, Seq: seq, Time: t, Row: row}})
+func emitRow(row jsonv.Value, typ string, seq, t int64, emit session.Emit) error {
+	return emit(session.Item{Event: session.Event{Type: typ, Seq: seq, Time: t, Row: row}})
 }

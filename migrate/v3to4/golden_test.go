@@ -64,7 +64,7 @@ func pipeline(data []byte, children []ChildFact, recovery v2.Recovery) ([]byte, 
 	}
 	restorer := v4.NewRestorer(target, vocab.Zdsh.Vocabulary())
 	var out []byte
-	sink := func(item stage.Item) error {
+	sink := func(item session.Item) error {
 		restorer.Add(item.Event)
 		out = v4.AppendEvent(out, item.Event)
 		return nil
@@ -91,7 +91,7 @@ func pipeline(data []byte, children []ChildFact, recovery v2.Recovery) ([]byte, 
 				return nil, err
 			}
 			if ok {
-				if err := st.Transform(stage.Item{Event: ev}, sink); err != nil {
+				if err := st.Transform(session.Item{Event: ev}, sink); err != nil {
 					return nil, wrapStage(err)
 				}
 			}

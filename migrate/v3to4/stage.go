@@ -7,7 +7,6 @@ import (
 	"github.com/dshlog/dshlog/codec/v3"
 	"github.com/dshlog/dshlog/codec/v4"
 	"github.com/dshlog/dshlog/jsonv"
-	"github.com/dshlog/dshlog/migrate/stage"
 	"github.com/dshlog/dshlog/session"
 )
 
@@ -55,11 +54,11 @@ func (s *migration) targetSeq(source int64) int64 {
 }
 
 // Transform migrates the next item.
-func (s *migration) Transform(item stage.Item, emit stage.Emit) error {
+func (s *migration) Transform(item session.Item, emit session.Emit) error {
 	return item.EachEvent(func(ev session.Event) error { return s.transform(ev, emit) })
 }
 
-func (s *migration) transform(ev session.Event, emit stage.Emit) error {
+func (s *migration) transform(ev session.Event, emit session.Emit) error {
 	if ev.Seq != s.count {
 		return session.FormatErrorf("V3 source events must be dense")
 	}
@@ -75,7 +74,7 @@ func (s *migration) transform(ev session.Event, emit stage.Emit) error {
 				jsonv.M("reason", jsonv.ObjectValue(jsonv.M("kind", jsonv.StringValue("interrupted")))),
 			)),
 		)
-		if err := emit(stage.Item{Event: session.Event{Type: "turn/end", Seq: s.next, Time: ev.Time, Row: closer}}); err != nil {
+		if err := emit(session.Item{Event: session.Event{Type: "turn/end", Seq: s.next, Time: ev.Time, Row: closer}}); err != nil {
 			return err
 		}
 		s.next++
@@ -103,7 +102,7 @@ func (s *migration) transform(ev session.Event, emit stage.Emit) error {
 		if target != ev.Seq {
 			opaque = opaque.With("seq", jsonv.IntValue(target))
 		}
-		return emit(stage.Item{Event: opaque})
+		return emit(session.Item{Event: opaque})
 	}
 	if !v3.IsReleasedEventType(ev.Type) {
 		return session.Unsupportedf("format v3 contains unknown event type %s at seq %d", jsform.Quote(ev.Type), ev.Seq)
@@ -130,7 +129,7 @@ func (s *migration) transform(ev session.Event, emit stage.Emit) error {
 	if out, err = migrateEventContent(out); err != nil {
 		return err
 	}
-	return emit(stage.Item{Event: out})
+	return emit(session.Item{Event: out})
 }
 
 // observeRestart follows turns, steps and splices (before the event changes
@@ -187,7 +186,7 @@ func (s *migration) observeDelivery(ev session.Event) error {
 // Finish checks the own catalog, the cut and the deliveries, appends a
 // subagent/catalog entry for each child the catalog lacks, and returns the
 // target cut.
-func (s *migration) Finish(emit stage.Emit) (int64, error) {
+func (s *migration) Finish(emit session.Emit) (int64, error) {
 	if s.cut < 0 {
 		return 0, session.FormatErrorf("V3 inherited event count must be a non-negative safe integer")
 	}
@@ -229,7 +228,7 @@ func (s *migration) Finish(emit stage.Emit) (int64, error) {
 			jsonv.M("time", jsonv.IntValue(s.time)),
 			jsonv.M("data", data),
 		)
-		if err := emit(stage.Item{Event: session.Event{Type: "subagent/catalog", Seq: s.next, Time: s.time, Row: row}}); err != nil {
+		if err := emit(session.Item{Event: session.Event{Type: "subagent/catalog", Seq: s.next, Time: s.time, Row: row}}); err != nil {
 			return 0, err
 		}
 		s.next++

@@ -151,7 +151,7 @@ func TestStageContract(t *testing.T) {
 		t.Errorf("unseeded HeaderCut = %d", st.HeaderCut())
 	}
 	var got []string
-	emit := func(item stage.Item) error {
+	emit := func(item session.Item) error {
 		got = append(got, fmt.Sprintf("%s@%d", item.Event.Type, item.Event.Seq))
 		return nil
 	}
@@ -159,7 +159,7 @@ func TestStageContract(t *testing.T) {
 		{Type: "feedback/record", Seq: 0, Row: jsonv.ObjectValue(jsonv.M("type", jsonv.StringValue("feedback/record")))},
 		{Type: "feedback/record", Seq: 1, Row: jsonv.ObjectValue(jsonv.M("type", jsonv.StringValue("feedback/record")))},
 	}
-	if err := st.Transform(stage.Item{Run: events}, emit); err != nil {
+	if err := st.Transform(session.Item{Run: events}, emit); err != nil {
 		t.Fatal(err)
 	}
 	cut, err := st.Finish(emit)
@@ -175,7 +175,7 @@ func TestStageContract(t *testing.T) {
 	marker := jsonv.ObjectValue(jsonv.M("type", jsonv.StringValue("session/end-seed")),
 		jsonv.M("data", jsonv.ObjectValue(jsonv.M("inherited", jsonv.BoolValue(true)))))
 	for seq := int64(0); seq < 2; seq++ {
-		if err := st.Transform(stage.Item{Event: session.Event{Type: "session/end-seed", Seq: seq, Row: marker}}, emit); err != nil {
+		if err := st.Transform(session.Item{Event: session.Event{Type: "session/end-seed", Seq: seq, Row: marker}}, emit); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -42,12 +42,12 @@ func runStage(t *testing.T, data []byte, children []ChildFact) ([]byte, string) 
 		return nil, text(t, wrapStage(err))
 	}
 	var body []byte
-	sink := func(item stage.Item) error {
+	sink := func(item session.Item) error {
 		body = v4.AppendEvent(body, item.Event)
 		return nil
 	}
 	for _, line := range lines[1:] {
-		if err := st.Transform(stage.Item{Event: logicalEvent(t, line)}, sink); err != nil {
+		if err := st.Transform(session.Item{Event: logicalEvent(t, line)}, sink); err != nil {
 			return nil, text(t, wrapStage(err))
 		}
 	}

@@ -1,11 +1,9 @@
-package stage
+package session
 
 import (
 	"errors"
 	"slices"
 	"testing"
-
-	"github.com/dshlog/dshlog/session"
 )
 
 // fakeRun stands for seqs first..first+n-1, or fails to expand with err.
@@ -17,13 +15,13 @@ type fakeRun struct {
 func (r fakeRun) RunType() string   { return "fake" }
 func (r fakeRun) FirstSeq() int64   { return r.first }
 func (r fakeRun) EventCount() int64 { return r.n }
-func (r fakeRun) Expand() ([]session.Event, error) {
+func (r fakeRun) Expand() ([]Event, error) {
 	if r.err != nil {
 		return nil, r.err
 	}
-	var events []session.Event
+	var events []Event
 	for seq := r.first; seq < r.first+r.n; seq++ {
-		events = append(events, session.Event{Seq: seq})
+		events = append(events, Event{Seq: seq})
 	}
 	return events, nil
 }
@@ -37,13 +35,13 @@ func TestItemEachEvent(t *testing.T) {
 		want    []int64
 		wantErr error
 	}{
-		{"plain event", Item{Event: session.Event{Seq: 7}}, -1, []int64{7}, nil},
+		{"plain event", Item{Event: Event{Seq: 7}}, -1, []int64{7}, nil},
 		{"run in seq order", Item{Run: fakeRun{first: 3, n: 3}}, -1, []int64{3, 4, 5}, nil},
 		{"run stops at the first failure", Item{Run: fakeRun{first: 3, n: 3}}, 4, []int64{3, 4}, stop},
 		{"run that cannot expand", Item{Run: fakeRun{err: expandErr}}, -1, nil, expandErr},
 	} {
 		var got []int64
-		err := tc.item.EachEvent(func(ev session.Event) error {
+		err := tc.item.EachEvent(func(ev Event) error {
 			got = append(got, ev.Seq)
 			if ev.Seq == tc.stopAt {
 				return stop
