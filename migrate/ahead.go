@@ -5,7 +5,6 @@ import (
 	"runtime"
 	"sync"
 
-	"github.com/dshlog/dshlog/codec/v2"
 	"github.com/dshlog/dshlog/jsonl"
 	"github.com/dshlog/dshlog/jsonv"
 )
@@ -51,7 +50,7 @@ type parsedLine struct {
 	row jsonv.Value
 	err error // the parse's syntax error
 	// check is the codec's checks of the row alone, when checked.
-	check   v2.RowCheck
+	check   rowCheck
 	checked bool
 }
 
@@ -70,7 +69,7 @@ const (
 // startReadAhead starts reading the lines of r after the ones already read;
 // warm is run on every parsed row (see warm), then check, when set. r
 // belongs to the read-ahead until close.
-func startReadAhead(r *jsonl.Reader, warm func(jsonv.Value), check func(jsonv.Value) v2.RowCheck) *readAhead {
+func startReadAhead(r *jsonl.Reader, warm func(jsonv.Value), check func(jsonv.Value) rowCheck) *readAhead {
 	a := &readAhead{
 		order: make(chan *batch, aheadBatches),
 		work:  make(chan *batch, aheadBatches),
@@ -129,7 +128,7 @@ func (a *readAhead) read(r *jsonl.Reader) {
 
 // parse parses the lines of each batch it takes and runs warm and check on
 // the rows.
-func (a *readAhead) parse(warm func(jsonv.Value), check func(jsonv.Value) v2.RowCheck) {
+func (a *readAhead) parse(warm func(jsonv.Value), check func(jsonv.Value) rowCheck) {
 	defer a.wg.Done()
 	for b := range a.work {
 		for i := range b.lines {

@@ -221,7 +221,7 @@ func (r *restore) decodeRow(row jsonv.Value) error {
 
 // checkRow returns the codec's checks of a row that depend on the row
 // alone, to run ahead of decodeChecked, or nil when the codec has none.
-func (r *restore) checkRow() func(jsonv.Value) v2.RowCheck {
+func (r *restore) checkRow() func(jsonv.Value) rowCheck {
 	if c, ok := r.decoder.(rowChecker); ok {
 		return c.CheckRow
 	}
@@ -239,7 +239,7 @@ func (r *restore) warmRow() func(jsonv.Value) {
 }
 
 // decodeChecked is decodeRow for a row whose checkRow result is c.
-func (r *restore) decodeChecked(row jsonv.Value, c v2.RowCheck) error {
+func (r *restore) decodeChecked(row jsonv.Value, c rowCheck) error {
 	return r.decoder.(rowChecker).DecodeChecked(row, c, r.entry)
 }
 

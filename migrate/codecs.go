@@ -45,8 +45,16 @@ func (r eventRows) Finish(session.Emit) (int64, error) { return r.dec.Finish() }
 // alone can run ahead, on the read-ahead goroutine: CheckRow computes them
 // and DecodeChecked then takes the row with their result.
 type rowChecker interface {
-	CheckRow(row jsonv.Value) v2.RowCheck
-	DecodeChecked(row jsonv.Value, c v2.RowCheck, emit session.Emit) error
+	CheckRow(row jsonv.Value) rowCheck
+	DecodeChecked(row jsonv.Value, c rowCheck, emit session.Emit) error
+}
+
+// rowCheck is a codec's checks of one row alone, in the codec's own type:
+// family for the v2 row family (v2, v3, v4), layout for the v0 row layout
+// (v0 and v1), whose rows are not v2 rows.
+type rowCheck struct {
+	family v2.RowCheck
+	layout v0.RowCheck
 }
 
 // checkedRows is the rowDecoder of a v2-family codec, a rowChecker.
@@ -56,10 +64,10 @@ type checkedRows struct {
 	decode func(jsonv.Value, v2.RowCheck) (session.Event, bool, error)
 }
 
-func (r checkedRows) CheckRow(row jsonv.Value) v2.RowCheck { return r.check(row) }
+func (r checkedRows) CheckRow(row jsonv.Value) rowCheck { return rowCheck{family: r.check(row)} }
 
-func (r checkedRows) DecodeChecked(row jsonv.Value, c v2.RowCheck, emit session.Emit) error {
-	ev, ok, err := r.decode(row, c)
+func (r checkedRows) DecodeChecked(row jsonv.Value, c rowCheck, emit session.Emit) error {
+	ev, ok, err := r.decode(row, c.family)
 	if err != nil || !ok {
 		return err
 	}
@@ -108,6 +116,26 @@ var v4Codec = codec{
 	},
 }
 
+// layoutRows is the rowDecoder of the v0 row layout, a rowChecker.
+type layoutRows struct{ *v0.Decoder }
+
+func (r layoutRows) CheckRow(row jsonv.Value) rowCheck {
+	return rowCheck{layout: r.Decoder.CheckRow(row)}
+}
+
+func (r layoutRows) DecodeChecked(row jsonv.Value, c rowCheck, emit session.Emit) error {
+	return r.Decoder.DecodeChecked(row, c.layout, emit)
+}
+
+// asLayoutRows returns what a v0-layout codec's NewDecoder returned as a
+// rowDecoder.
+func asLayoutRows(dec *v0.Decoder, err error) (rowDecoder, error) {
+	if err != nil {
+		return nil, err
+	}
+	return layoutRows{dec}, nil
+}
+
 // releasedV0Codec reads the v0 layout with a header of the given version.
 func releasedV0Codec(version int) codec {
 	return codec{
@@ -117,7 +145,7 @@ func releasedV0Codec(version int) codec {
 			return h, err
 		},
 		newDecoder: func(hv jsonv.Value, recovery v2.Recovery) (rowDecoder, error) {
-			return v0.NewDecoder(hv, version, recovery)
+			return asLayoutRows(v0.NewDecoder(hv, version, recovery))
 		},
 	}
 }
@@ -133,6 +161,6 @@ var v1Codec = codec{
 		return h, err
 	},
 	newDecoder: func(hv jsonv.Value, recovery v2.Recovery) (rowDecoder, error) {
-		return v1.NewDecoder(hv, recovery)
+		return asLayoutRows(v1.NewDecoder(hv, recovery))
 	},
 }

@@ -47,7 +47,7 @@ func (d *Decoder) Issue() error { return d.issue }
 func (d *Decoder) Decode(row jsonv.Value, emit session.Emit) error {
 	current := d.rowIndex
 	d.rowIndex++
-	item, f, err := decodeRow(row, current)
+	c, f, err := decodeRow(row, current)
 	if err != nil {
 		if d.recovery == v2.Strict {
 			return err
@@ -57,7 +57,18 @@ func (d *Decoder) Decode(row jsonv.Value, emit session.Emit) error {
 		}
 		return nil
 	}
-	return d.place(row, current, item, f, emit)
+	return d.place(row, current, c.item(), f, emit)
+}
+
+// RowCheck is what CheckRow concludes about a body row from the row alone,
+// for DecodeChecked: the packed run or the event it decodes to and, for an
+// event, what is known of its envelope and payload. Its zero value says
+// nothing is known, and DecodeChecked then decodes the row itself.
+type RowCheck struct {
+	run     *ChunkRun
+	event   session.Event
+	ahead   aheadEvent
+	decoded bool // the row decoded, to run or to event
 }
 
 // CheckRow decodes a row ahead of DecodeChecked, from the row alone: the
@@ -66,31 +77,25 @@ func (d *Decoder) Decode(row jsonv.Value, emit session.Emit) error {
 // seq (which the stages would otherwise run in place). A row the codec
 // refuses is left for DecodeChecked to decode again, where its index words
 // the refusal. CheckRow reads nothing of the decoder but its version, so it
-// may run on other goroutines while the decoder decodes earlier rows.
-//
-// The result allocates nothing: a run is its *ChunkRun in Layout; an event
-// is Framed (FramedOK), with its aheadEvent in Layout.
-func (d *Decoder) CheckRow(row jsonv.Value) v2.RowCheck {
-	item, f, err := decodeRow(row, 0)
-	if err != nil {
-		return v2.RowCheck{}
+// may run on other goroutines while the decoder decodes earlier rows. The
+// result allocates nothing.
+func (d *Decoder) CheckRow(row jsonv.Value) RowCheck {
+	c, f, err := decodeRow(row, 0)
+	if err != nil || c.run != nil {
+		return c
 	}
-	if item.Run != nil {
-		return v2.RowCheck{Layout: item.Run}
-	}
-	warmChunk(item.Event)
-	var ahead aheadEvent
-	if payloadPasses(item.Event, f, d.header.Version) {
-		ahead |= payloadChecked
+	warmChunk(c.event)
+	if payloadPasses(c.event, f, d.header.Version) {
+		c.ahead |= payloadChecked
 	}
 	if seq, ok := f.seq.Count(); ok {
-		item.Event.Seq = seq
-		ahead |= seqCounted
+		c.event.Seq = seq
+		c.ahead |= seqCounted
 		if f.hasRanges {
-			ahead |= hasRanges
+			c.ahead |= hasRanges
 		}
 	}
-	return v2.RowCheck{Framed: item.Event, FramedOK: true, Layout: ahead}
+	return c
 }
 
 // warmChunk decodes, ahead of the stages, what they look into of an
@@ -122,24 +127,22 @@ const (
 )
 
 // DecodeChecked is Decode for a row whose CheckRow result is c.
-func (d *Decoder) DecodeChecked(row jsonv.Value, c v2.RowCheck, emit session.Emit) error {
-	var item session.Item
-	var f envelope
-	switch ahead := c.Layout.(type) {
-	case *ChunkRun:
-		item.Run = ahead
-	case aheadEvent:
-		item = session.Item{Event: c.Framed, PayloadChecked: ahead&payloadChecked != 0}
-		if ahead&seqCounted == 0 {
-			f = readEnvelope(row)
-			break
-		}
-		f = envelope{seq: jsonv.IntValue(c.Framed.Seq), hasSeq: true}
-		if ahead&hasRanges != 0 {
-			f.ranges, f.hasRanges = row.Field("sourceEventSeqs"), true
-		}
-	default:
+func (d *Decoder) DecodeChecked(row jsonv.Value, c RowCheck, emit session.Emit) error {
+	if !c.decoded {
 		return d.Decode(row, emit)
+	}
+	item := c.item()
+	var f envelope
+	if c.run == nil {
+		item.PayloadChecked = c.ahead&payloadChecked != 0
+		if c.ahead&seqCounted == 0 {
+			f = readEnvelope(row)
+		} else {
+			f = envelope{seq: jsonv.IntValue(c.event.Seq), hasSeq: true}
+			if c.ahead&hasRanges != 0 {
+				f.ranges, f.hasRanges = row.Field("sourceEventSeqs"), true
+			}
+		}
 	}
 	current := d.rowIndex
 	d.rowIndex++
@@ -238,21 +241,29 @@ func readEnvelope(row jsonv.Value) envelope {
 
 // decodeRow classifies one body row and decodes it; it returns what it
 // read of the row's envelope too.
-func decodeRow(row jsonv.Value, rowIndex int64) (session.Item, envelope, error) {
+func decodeRow(row jsonv.Value, rowIndex int64) (RowCheck, envelope, error) {
 	if row.Kind() != jsonv.Object {
 		_, err := v2.ReleasedRecord(row, "released Session row "+itoa(rowIndex))
-		return session.Item{}, envelope{}, err
+		return RowCheck{}, envelope{}, err
 	}
 	f := readEnvelope(row)
 	if tag, ok := f.typ.Str(); ok && (tag == textChunks || tag == reasoningChunks || tag == toolCallChunks) {
 		run, err := decodePackedRun(row, tag, rowIndex)
 		if err != nil {
-			return session.Item{}, f, err
+			return RowCheck{}, f, err
 		}
-		return session.Item{Run: run}, f, nil
+		return RowCheck{run: run, decoded: true}, f, nil
 	}
 	ev, err := decodeEvent(row, f, rowIndex)
-	return session.Item{Event: ev}, f, err
+	return RowCheck{event: ev, decoded: err == nil}, f, err
+}
+
+// item is the run or the event the row decoded to.
+func (c RowCheck) item() session.Item {
+	if c.run != nil {
+		return session.Item{Run: c.run}
+	}
+	return session.Item{Event: c.event}
 }
 
 // decodeEvent decodes an event row whose envelope f holds. The codec

@@ -200,11 +200,6 @@ type RowCheck struct {
 	// the refusal naming it, so a refused row is framed again in place.
 	Framed   session.Event
 	FramedOK bool
-	// Layout is what the codec of the v0 row layout (formats v0 and v1),
-	// whose rows are not v2 rows, concluded about the row, in its own type
-	// and with the event it decodes to in Framed, for its own
-	// DecodeChecked; nil for the v2 family.
-	Layout any
 }
 
 // CheckRow runs the v2 framing of a row ahead of the decoder.
