@@ -1,7 +1,9 @@
 // Package gen makes large session logs for benchmarks: a recorded
 // session's turns repeated, each copy with its seqs, times, turn numbers,
 // message and tool call ids and seq references shifted, so that the log
-// stays one well-formed session of the template's format.
+// stays one well-formed session of the template's format. Template does so
+// for v2-framed sessions (v2, v3, v4); V0Template writes the bench's v0
+// recipes exactly as bench/gen/gen-session.py does.
 package gen
 
 import (
