@@ -15,6 +15,8 @@
 // a copy.
 //
 // Values are immutable; With, Without and the constructors return new values.
+// The one exception is Set, which changes in place an object that its caller
+// built and alone refers to.
 // A Value that came from Parse refers to the parsed bytes, which must not
 // change while it is in use, and holds on to all of them and to what has
 // been decoded of them, not only to its own part: Detach a value kept for
@@ -383,6 +385,27 @@ func (v Value) With(key string, val Value) Value {
 	copy(members, old)
 	members = setMember(members, key, val)
 	return containerValue(Object, &container{items: membersOf(members)})
+}
+
+// Set is With for an object that its caller owns: one built by With,
+// Without or ObjectValue (not parsed, not detached) that nothing else
+// refers to. When such an object has key, Set changes that member's value
+// in place and returns v; otherwise it returns With's copy, which the
+// caller then owns in turn. Set saves a migration stage the copy of a row
+// that the stage before it built only to hand on.
+func (v Value) Set(key string, val Value) Value {
+	if v.Kind() == Object && !v.onTape() {
+		if c := (*container)(v.p); !c.unscanned && c.raw == nil {
+			members := c.members()
+			for i := range members {
+				if members[i].Key == key {
+					members[i].Value = val
+					return v
+				}
+			}
+		}
+	}
+	return v.With(key, val)
 }
 
 // Without returns a copy of object v without the given keys; the others keep

@@ -436,3 +436,44 @@ func TestLookIntoTwoContainersAtOnce(t *testing.T) {
 		}
 	}
 }
+
+func TestSet(t *testing.T) {
+	built := func(t *testing.T, in string) Value {
+		v := mustParse(t, in)
+		return v.With("built", NullValue()).Without("built") // an owned copy
+	}
+	tests := []struct {
+		name    string
+		in      func(t *testing.T) Value
+		key     string
+		want    string
+		inPlace bool
+	}{
+		{"built object with the key: in place", func(t *testing.T) Value { return built(t, `{"a":1,"b":2}`) }, "b", `{"a":1,"b":"x"}`, true},
+		{"ObjectValue with the key: in place", func(t *testing.T) Value { return ObjectValue(M("a", IntValue(1)), M("b", IntValue(2))) }, "a", `{"a":"x","b":2}`, true},
+		{"built object without the key: a copy", func(t *testing.T) Value { return built(t, `{"a":1}`) }, "b", `{"a":1,"b":"x"}`, false},
+		{"built object, new index key: a copy in its place", func(t *testing.T) Value { return built(t, `{"1":1,"a":0}`) }, "0", `{"0":"x","1":1,"a":0}`, false},
+		{"parsed object: a copy", func(t *testing.T) Value { return mustParse(t, `{"a":1,"b":2}`) }, "b", `{"a":1,"b":"x"}`, false},
+		{"detached object: a copy", func(t *testing.T) Value { return Detach(mustParse(t, `{"a":1,"b":2}`)) }, "b", `{"a":1,"b":"x"}`, false},
+		{"non-object: With's object", func(t *testing.T) Value { return mustParse(t, `[1]`) }, "a", `{"a":"x"}`, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			v := tt.in(t)
+			before := v.String()
+			got := v.Set(tt.key, StringValue("x"))
+			if got.String() != tt.want {
+				t.Errorf("Set(%q) = %s, want %s", tt.key, got, tt.want)
+			}
+			if tt.inPlace {
+				if got != v || v.String() != tt.want {
+					t.Errorf("Set(%q) did not change its receiver in place: %s", tt.key, v)
+				}
+				return
+			}
+			if v.String() != before {
+				t.Errorf("Set(%q) changed a receiver it must copy: %s, was %s", tt.key, v, before)
+			}
+		})
+	}
+}

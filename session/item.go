@@ -12,6 +12,12 @@ type Item struct {
 	// (v2.CheckEventPayload(Event, version)), so that the first stage need
 	// not run them again on the event as long as it leaves it unchanged.
 	PayloadChecked bool
+	// Owned says the plain event's Row is an object built for this item
+	// alone, which nothing else refers to or will look into again, so that
+	// the stage that takes the item may change the row in place
+	// (jsonv.Value.Set) instead of copying it. A stage sets it only on rows
+	// it built itself and keeps no hold of.
+	Owned bool
 }
 
 // EachEvent calls f with the item's event, or with each event of its run in

@@ -34,7 +34,7 @@ func (s *edgeStage) emitGenerated(origin int64, typ string, time jsValue, data j
 
 // emitAt emits row, which stands at the next target seq.
 func (s *edgeStage) emitAt(row jsonv.Value, typ string, time jsValue, emit session.Emit) error {
-	if err := emit(session.Item{Event: toEvent(row, typ, s.targetSeq, time)}); err != nil {
+	if err := emit(emitted(row, typ, s.targetSeq, time)); err != nil {
 		return err
 	}
 	s.targetSeq++
@@ -53,7 +53,7 @@ func (s *edgeStage) ensureTargetCut(origin int64, time jsValue, typ string, emit
 	if origin == s.sourceCut && typ == "session/end-seed" {
 		return nil
 	}
-	if err := emit(session.Item{Event: toEvent(marker(s.targetSeq, time), "session/end-seed", s.targetSeq, time)}); err != nil {
+	if err := emit(emitted(marker(s.targetSeq, time), "session/end-seed", s.targetSeq, time)); err != nil {
 		return err
 	}
 	s.targetSeq++

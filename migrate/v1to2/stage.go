@@ -281,7 +281,7 @@ func (s *edgeStage) Finish(emit session.Emit) (int64, error) {
 	}
 	if s.targetCut < 0 {
 		s.targetCut = s.targetSeq
-		if err := emit(session.Item{Event: toEvent(marker(s.targetSeq, s.lastTime), "session/end-seed", s.targetSeq, s.lastTime)}); err != nil {
+		if err := emit(emitted(marker(s.targetSeq, s.lastTime), "session/end-seed", s.targetSeq, s.lastTime)); err != nil {
 			return 0, err
 		}
 		s.targetSeq++
@@ -317,8 +317,11 @@ func seqOf(row jsonv.Value) int64 {
 	return n
 }
 
-// toEvent wraps a target row of type typ at seq seq as an event.
-func toEvent(row jsonv.Value, typ string, seq int64, time jsValue) session.Event {
+// emitted wraps a target row of type typ at seq seq as the item the edge
+// emits. Every row the edge emits is one it built (remap, event, marker)
+// and keeps no hold of, so the item owns it and the next stage may change
+// it in place.
+func emitted(row jsonv.Value, typ string, seq int64, time jsValue) session.Item {
 	t, _ := time.v.SafeInt()
-	return session.Event{Type: typ, Seq: seq, Time: t, Row: row}
+	return session.Item{Event: session.Event{Type: typ, Seq: seq, Time: t, Row: row}, Owned: true}
 }

@@ -12,7 +12,12 @@ import (
 // sourceEventSeqs and surfaceOp endpoints, command/done's sourceEventSeq,
 // compaction shadowed ranges and title messageSeqs. Delivery watermarks,
 // session-reference captures, workflow seqs and model input stay as they are.
-func remap(row jsonv.Value, typ string, sourceSeq, seq int64, target func(int64) int64) (jsonv.Value, error) {
+// An owned row is changed in place (jsonv.Value.Set), any other copied.
+func remap(row jsonv.Value, owned bool, typ string, sourceSeq, seq int64, target func(int64) int64) (jsonv.Value, error) {
+	set := jsonv.Value.With
+	if owned {
+		set = jsonv.Value.Set
+	}
 	refs := references{sourceSeq: sourceSeq, target: target}
 	data, err := v3.Record(row.Field("data"), typ)
 	if err != nil {
@@ -52,10 +57,10 @@ func remap(row jsonv.Value, typ string, sourceSeq, seq int64, target func(int64)
 	}
 	out := row
 	if n, _ := row.Field("seq").Number(); n != float64(seq) {
-		out = out.With("seq", jsonv.IntValue(seq))
+		out = set(out, "seq", jsonv.IntValue(seq))
 	}
 	if changed {
-		out = out.With("data", data)
+		out = set(out, "data", data)
 	}
 	// A list or range whose references all map to themselves comes back as
 	// it was and is left in place: setting a member to its own value changes
@@ -66,7 +71,7 @@ func remap(row jsonv.Value, typ string, sourceSeq, seq int64, target func(int64)
 			return row, err
 		}
 		if mapped != sources {
-			out = out.With("sourceEventSeqs", mapped)
+			out = set(out, "sourceEventSeqs", mapped)
 		}
 	}
 	if op, ok := row.Get("surfaceOp"); ok && op.Text() != "append" {
@@ -75,7 +80,7 @@ func remap(row jsonv.Value, typ string, sourceSeq, seq int64, target func(int64)
 			return row, err
 		}
 		if mapped != op {
-			out = out.With("surfaceOp", mapped)
+			out = set(out, "surfaceOp", mapped)
 		}
 	}
 	return out, nil

@@ -18,6 +18,10 @@ const systemPromptPlugin = "@deepseek-ai/dsh-system-prompt"
 // generatedPrefix starts every synthetic system message id.
 const generatedPrefix = "v2-to-v3-system-"
 
+// anchor is what a system message inserted at a source row takes from it:
+// the row's seq and type (its id) and its time, null when absent.
+type anchor struct{ seq, typ, time jsonv.Value }
+
 // shift says that source events from seq From on are moved Offset seqs
 // later by the system messages inserted before them.
 type shift struct{ From, Offset int64 }
@@ -69,13 +73,21 @@ func (s *edgeStage) HeaderCut() int64 {
 	return 0
 }
 
-// Transform migrates the next source event (or each event of a run).
+// Transform migrates the next source event (or each event of a run). A
+// row the item owns is changed in place where it is moved to its target
+// seq.
 func (s *edgeStage) Transform(item session.Item, emit session.Emit) error {
-	return item.EachEvent(func(ev session.Event) error { return s.transform(ev, emit) })
+	if item.Run == nil {
+		return s.transform(item.Event, item.Owned, emit)
+	}
+	return item.EachEvent(func(ev session.Event) error { return s.transform(ev, false, emit) })
 }
 
-func (s *edgeStage) transform(ev session.Event, emit session.Emit) error {
+// transform migrates one source event; owned says the stage may change
+// its row in place.
+func (s *edgeStage) transform(ev session.Event, owned bool, emit session.Emit) error {
 	row := logicalRow(ev.Row)
+	owned = owned && row == ev.Row
 	if n, ok := row.Field("seq").Number(); !ok || n != float64(s.processed) {
 		return session.FormatErrorf("format v2 source events must be dense")
 	}
@@ -86,16 +98,19 @@ func (s *edgeStage) transform(ev session.Event, emit session.Emit) error {
 	if err := s.observeMessageIDs(ev.Type, data); err != nil {
 		return err
 	}
+	// A system message inserted here is anchored at the source row as read,
+	// before remap moves it (in place, when owned).
+	at := anchor{seq: row.Field("seq"), typ: row.Field("type"), time: row.Field("time")}
 	source := row
 	if ev.Type == "request/header" {
 		header := data.Field("header")
 		prompt := header.Field("system").Text()
 		if prompt != s.prompt {
-			if err := s.emitSystem(prompt, row, emit); err != nil {
+			if err := s.emitSystem(prompt, at, emit); err != nil {
 				return err
 			}
 		}
-		source = row.With("data", data.With("header", header.Without("system")))
+		source, owned = row.With("data", data.With("header", header.Without("system"))), true
 	}
 	if v3.IsSurface(ev.Type) && s.head < 0 {
 		return session.Unsupportedf("format v2 surface before first step cannot acquire a system head without changing chronology")
@@ -116,7 +131,7 @@ func (s *edgeStage) transform(ev session.Event, emit session.Emit) error {
 		}
 	}
 	seq := s.targetSeq
-	target, err := remap(source, ev.Type, s.processed, seq, s.target)
+	target, err := remap(source, owned, ev.Type, s.processed, seq, s.target)
 	if err != nil {
 		return err
 	}
@@ -135,7 +150,7 @@ func (s *edgeStage) transform(ev session.Event, emit session.Emit) error {
 	case "step/start":
 		s.step = jsonv.ObjectValue(jsonv.M("turn", data.Field("turn")), jsonv.M("step", data.Field("step")))
 		if s.head < 0 {
-			return s.emitSystem("", row, emit)
+			return s.emitSystem("", at, emit)
 		}
 	case "step/end", "turn/end":
 		s.step = jsonv.NullValue()
@@ -182,18 +197,18 @@ func (s *edgeStage) observeMessageIDs(typ string, data jsonv.Value) error {
 }
 
 // emitSystem inserts a system message holding prompt, anchored at the
-// source row anchor: the first head is appended, later ones replace the
+// source row at: the first head is appended, later ones replace the
 // current head.
-func (s *edgeStage) emitSystem(prompt string, anchor jsonv.Value, emit session.Emit) error {
+func (s *edgeStage) emitSystem(prompt string, at anchor, emit session.Emit) error {
 	if s.step.IsNull() {
 		return session.Unsupportedf("format v2 changed request prompt outside an open step cannot retain source chronology")
 	}
-	identity := jsonv.ArrayValue(
+	key := jsonv.ArrayValue(
 		jsonv.StringValue("session-format-v2-to-v3"),
 		jsonv.StringValue(s.header.ID),
-		anchor.Field("seq"),
-		anchor.Field("type"))
-	sum := sha256.Sum256(identity.Encode())
+		at.seq,
+		at.typ)
+	sum := sha256.Sum256(key.Encode())
 	id := generatedPrefix + hex.EncodeToString(sum[:])
 	if s.originals[id] || s.generated[id] {
 		return session.Unsupportedf("generated system message id collides with an existing message id")
@@ -211,7 +226,7 @@ func (s *edgeStage) emitSystem(prompt string, anchor jsonv.Value, emit session.E
 	members := []jsonv.Member{
 		jsonv.M("type", jsonv.StringValue("system/message")),
 		jsonv.M("seq", jsonv.IntValue(seq)),
-		jsonv.M("time", anchor.Field("time")),
+		jsonv.M("time", at.time),
 		jsonv.M("data", jsonv.ObjectValue(
 			jsonv.M("turn", s.step.Field("turn")),
 			jsonv.M("step", s.step.Field("step")),
@@ -238,7 +253,7 @@ func (s *edgeStage) emitSystem(prompt string, anchor jsonv.Value, emit session.E
 	if err != nil {
 		return err
 	}
-	time, _ := anchor.Field("time").SafeInt()
+	time, _ := at.time.SafeInt()
 	if err := emitRow(row, "system/message", seq, time, emit); err != nil {
 		return err
 	}
