@@ -1,6 +1,8 @@
 // Package session is dsh's logical session model shared by every format from
 // v2 on: the header, the event envelope with typed access to its core fields,
-// and the sourceEventSeqs range encoding.
+// and the sourceEventSeqs range encoding; and the Item, an event or a compact
+// run of events, that flows from a codec of any format through the
+// migration stages, both of which sit above this package.
 //
 // An Event keeps its whole row as a jsonv.Value, so key order and untouched
 // payload bytes survive to the encoder; the typed fields are read once when
