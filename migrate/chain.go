@@ -2,6 +2,7 @@ package migrate
 
 import (
 	"errors"
+	"strings"
 
 	"github.com/dshlog/dshlog/migrate/stage"
 	"github.com/dshlog/dshlog/session"
@@ -75,7 +76,18 @@ func (c *Chain) Plan(from int) ([]stage.Edge, error) {
 }
 
 func errNewer(stored, current int) error {
-	return session.Unsupportedf("stored Session uses newer format v%d; this build writes v%d", stored, current)
+	return session.Unsupportedf(newerFormat+"v%d; this build writes v%d", stored, current)
+}
+
+// newerFormat starts dsh's refusal of a format newer than it writes.
+const newerFormat = "stored Session uses newer format "
+
+// IsNewerFormat reports whether err is dsh's refusal of a session stored in
+// a format newer than the current one: a file no build of this line reads,
+// rather than a log it judges and refuses.
+func IsNewerFormat(err error) bool {
+	var r *session.Refusal
+	return errors.As(err, &r) && strings.HasPrefix(r.Msg, newerFormat)
 }
 
 // errOlder refuses a version older than the chain reaches. dsh's own
