@@ -2,6 +2,7 @@ package transcript_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -162,7 +163,10 @@ func TestMarkdownMarksCrashesAndCompaction(t *testing.T) {
 }
 
 // hostileSession writes the seed loop with its first user message replaced
-// by markup that would run script if it were not escaped.
+// by markup that would run script if it were not escaped, and the
+// assistant's "done" (seq 13) by Markdown: a heading, a list, a fenced Go
+// block, a table, a quote, a javascript: link, an image and an inline tag
+// with an event handler.
 func hostileSession(t *testing.T, dir string) string {
 	data, err := os.ReadFile("../testdata/seed-vectors/loop-events.v4.jsonl")
 	if err != nil {
@@ -170,12 +174,23 @@ func hostileSession(t *testing.T, dir string) string {
 	}
 	hostile := `<script>window.__pwned=1</script><img src=x onerror=window.__pwned=2>`
 	data = bytes.ReplaceAll(data, []byte(`"text":"go"`), []byte(`"text":"`+hostile+`"`))
+	markdown, err := json.Marshal(hostileMarkdown)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data = bytes.ReplaceAll(data, []byte(`"text":"done"`), append([]byte(`"text":`), markdown...))
 	path := filepath.Join(dir, "hostile.v4.jsonl")
 	if err := os.WriteFile(path, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	return path
 }
+
+// hostileMarkdown is the assistant text of hostileSession's seq 13.
+const hostileMarkdown = "## Plan\n\nRun `make test` first, then:\n\n1. read the **log**\n2. fold it\n\n" +
+	"```go\nfmt.Println(\"<b>hi</b>\")\n```\n\n" +
+	"| step | state |\n| :--- | ---: |\n| fold | ~~pending~~ done |\n\n> quoted\n\n" +
+	"[click me](javascript:window.__pwned=3) ![pixel](pixel.png) <img src=x onerror=window.__pwned=4>"
 
 // TestHTMLEscapesTheLog: markup from the log never reaches the page as
 // markup, and the page names nothing outside itself.
