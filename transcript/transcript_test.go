@@ -303,14 +303,10 @@ func TestHTMLInBrowser(t *testing.T) {
 				}
 			}
 			if path == hostile {
-				var pwned, elements int
-				var text string
-				p.eval(t, `window.__pwned === undefined ? 0 : window.__pwned`, &pwned)
-				p.eval(t, `document.querySelectorAll("#transcript script, #transcript img, #request-view img").length`, &elements)
-				p.eval(t, `document.getElementById("seq-5").textContent`, &text)
-				if pwned != 0 || elements != 0 || !strings.Contains(text, "<script>window.__pwned=1</script><img src=x onerror=window.__pwned=2>") {
-					t.Errorf("hostile markup: __pwned=%d, %d script/img elements, seq 5 shows %q", pwned, elements, text)
-				}
+				checkHostilePage(t, p)
+			}
+			if n := p.pageScripts("file://" + abs); n != 1 {
+				t.Errorf("%d scripts compiled from the page, want its own one: %v", n, p.scripts)
 			}
 			var ignored bool
 			p.eval(t, `(window.scrollTo(0, 0), true)`, &ignored)
@@ -321,6 +317,63 @@ func TestHTMLInBrowser(t *testing.T) {
 				t.Errorf("the page misbehaved:\n%s", strings.Join(p.problems, "\n"))
 			}
 		})
+	}
+}
+
+// checkHostilePage checks in the browser's DOM that hostileSession's
+// markup stayed text and ran nothing, and that its Markdown rendered: a
+// heading element, the Go block as pre > code, the list, the table, the
+// quote, and a javascript: link left without a target.
+func checkHostilePage(t *testing.T, p *page) {
+	var pwned, elements, handlers, scripts int
+	var text string
+	p.eval(t, `window.__pwned === undefined ? 0 : window.__pwned`, &pwned)
+	p.eval(t, `document.querySelectorAll("#transcript :is(script, img, style, iframe, object, embed, svg, link, meta, form), #request-view img").length`, &elements)
+	p.eval(t, `Array.from(document.querySelectorAll("*")).filter(e => Array.from(e.attributes).some(a => a.name.startsWith("on"))).length`, &handlers)
+	p.eval(t, `document.scripts.length`, &scripts)
+	p.eval(t, `document.getElementById("seq-5").textContent`, &text)
+	if pwned != 0 || elements != 0 || handlers != 0 || scripts != 1 || !strings.Contains(text, "<script>window.__pwned=1</script><img src=x onerror=window.__pwned=2>") {
+		t.Errorf("hostile markup: __pwned=%d, %d script/img/style/… elements, %d elements with on* handlers, %d scripts, seq 5 shows %q",
+			pwned, elements, handlers, scripts, text)
+	}
+	var md struct {
+		Heading, HeadingSize, Code, CodeClass, CodeFont, Quote, Deleted, Dead, Inline string
+		Items, Cells                                                                  int
+		Protocols                                                                     []string
+	}
+	p.eval(t, `(() => {
+		const m = document.getElementById("seq-13");
+		const heading = m.querySelector(".md h2"), code = m.querySelector(".md pre > code");
+		return {
+			Heading: heading ? heading.textContent : "",
+			HeadingSize: heading ? getComputedStyle(heading).fontSize : "",
+			Code: code ? code.textContent : "", CodeClass: code ? code.className : "",
+			CodeFont: code ? getComputedStyle(code).fontFamily : "",
+			Items: m.querySelectorAll(".md ol > li").length,
+			Cells: m.querySelectorAll(".md table td").length,
+			Quote: (m.querySelector(".md blockquote") || {textContent: ""}).textContent.trim(),
+			Deleted: (m.querySelector(".md del") || {textContent: ""}).textContent,
+			Dead: String(Array.from(m.querySelectorAll(".md a"), a => a.textContent + "=" + a.getAttribute("href"))),
+			Inline: (m.querySelector(".md > p:last-child") || {textContent: ""}).textContent,
+			Protocols: Array.from(document.querySelectorAll("#transcript a[href]"), a => a.protocol),
+		};
+	})()`, &md)
+	if md.Heading != "Plan" || md.HeadingSize != "16px" {
+		t.Errorf("the Markdown heading renders as %q (font size %s), want an h2 Plan of 16px", md.Heading, md.HeadingSize)
+	}
+	if md.Code != "fmt.Println(\"<b>hi</b>\")\n" || md.CodeClass != "language-go" || !strings.Contains(md.CodeFont, "monospace") {
+		t.Errorf("the fenced block renders as pre > code %q, class %q, font %q", md.Code, md.CodeClass, md.CodeFont)
+	}
+	if md.Items != 2 || md.Cells != 2 || md.Quote != "quoted" || md.Deleted != "pending" {
+		t.Errorf("list items %d, table cells %d, quote %q, struck %q: want 2, 2, quoted, pending", md.Items, md.Cells, md.Quote, md.Deleted)
+	}
+	if md.Dead != "click me=,[image: pixel]=pixel.png" || !strings.Contains(md.Inline, "<img src=x onerror=window.__pwned=4>") {
+		t.Errorf("links %s; the inline tag shows as %q", md.Dead, md.Inline)
+	}
+	for _, protocol := range md.Protocols {
+		if protocol != "file:" {
+			t.Errorf("a link of the page leads to a %s URL", protocol)
+		}
 	}
 }
 
