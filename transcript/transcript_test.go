@@ -216,6 +216,27 @@ func TestHTMLEscapesTheLog(t *testing.T) {
 	}
 }
 
+// TestHTMLCutMarkdown: a Markdown text cut inside a code block is rendered
+// up to the cut, and the cut note follows it as a note, outside the block.
+func TestHTMLCutMarkdown(t *testing.T) {
+	path := hostileSession(t, t.TempDir())
+	src, err := migrate.Open(path, nil, migrate.OpenOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	cut := strings.Index(hostileMarkdown, "Println") // inside the Go block
+	var out bytes.Buffer
+	if err := transcript.Render(transcript.NewHTML(&out, src.Header, transcript.Options{MaxOutput: cut}), src); err != nil {
+		t.Fatal(err)
+	}
+	rest := len([]rune(hostileMarkdown)) - cut
+	want := fmt.Sprintf("<pre><code class=\"language-go\">fmt.\n</code></pre>\n</div><p class=\"note\">… [cut: %d more characters; the whole text is in event 13 and in the request view]</p>", rest)
+	if !strings.Contains(out.String(), want) {
+		t.Errorf("missing %q in the page", want)
+	}
+}
+
 // TestHTMLInBrowser opens the exported pages of several sessions in headless
 // Chromium and checks what a person sees: the timeline lists every turn
 // and request, clicking the last request shows exactly the messages the
