@@ -33,6 +33,9 @@ var page = template.Must(template.New("page").Funcs(template.FuncMap{
 // each distinct message (a node's message, again when a projection
 // changed it) is written once, hidden, before the first request that saw
 // it, and each request names only what it adds to the previous one.
+// The text of user and assistant messages and of compaction summaries is
+// rendered from Markdown after it is cut to MaxOutput, so rendering holds
+// one cut text and its HTML at a time.
 func NewHTML(w io.Writer, header session.Header, opts Options) Renderer {
 	h := &htmlPage{out: bufio.NewWriter(w), opts: opts}
 	h.err = page.ExecuteTemplate(h.out, "head", map[string]any{

@@ -1,6 +1,7 @@
 package transcript
 
 import (
+	"bytes"
 	"flag"
 	"fmt"
 	"html"
@@ -9,6 +10,9 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/yuin/goldmark"
+	goldmarkhtml "github.com/yuin/goldmark/renderer/html"
 )
 
 var update = flag.Bool("update", false, "rewrite the expected HTML of the Markdown cases under testdata/markdown")
@@ -132,6 +136,34 @@ func FuzzRenderMarkdownInert(f *testing.F) {
 			t.Errorf("%v\nin the rendering of %q:\n%s", err, markdown, rendered)
 		}
 	})
+}
+
+// TestCheckInertRejects: the inertness check itself catches what it is
+// for, so that the golden and fuzz tests can fail: goldmark's unsafe mode
+// on the inert case, and tags, handlers and links a browser would act on.
+func TestCheckInertRejects(t *testing.T) {
+	source, err := os.ReadFile(filepath.Join("testdata", "markdown", "inert.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var unsafe bytes.Buffer
+	if err := goldmark.New(goldmark.WithRendererOptions(goldmarkhtml.WithUnsafe())).Convert(source, &unsafe); err != nil {
+		t.Fatal(err)
+	}
+	for _, rendered := range []string{
+		unsafe.String(),
+		"<p>a <img src=x></p>",
+		`<p onclick="x">a</p>`,
+		`<a href="javascript:alert(1)">x</a>`,
+		`<a href=" &#x4A;ava&#9;script:alert(1)">x</a>`,
+		`<a href="data:text/html,x">x</a>`,
+		`<h2 id="request-3">x</h2>`,
+		`<p>a < b</p>`,
+	} {
+		if checkInert(rendered) == nil {
+			t.Errorf("checkInert passes %q", rendered)
+		}
+	}
 }
 
 // tag matches one tag as goldmark writes it: a lowercase name and
