@@ -16,6 +16,7 @@ package migrate
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"path/filepath"
 	"strings"
@@ -142,9 +143,16 @@ func readHeaderLine(lines *jsonl.Reader) (jsonv.Value, int, error) {
 	if hv.Kind() != jsonv.Object {
 		return hv, 0, lineError(lines, 1, session.Plainf("corrupt session log: first line is not a JSON object"))
 	}
+	if typ, ok := hv.Field("type").Str(); ok && typ != "session" {
+		return hv, 0, lineError(lines, 1, fmt.Errorf("not a session log: its first line is not a session header but a %q row (a dsh session log starts with {\"type\":\"session\",\"version\":…})", typ))
+	}
 	version, ok := hv.Field("version").Count()
 	if !ok {
-		return hv, 0, lineError(lines, 1, session.Plainf("corrupt session log: header version is not a non-negative safe integer"))
+		reason := "corrupt session log: header version is not a non-negative safe integer"
+		if !hv.Has("version") {
+			reason += " (the header has no version member)"
+		}
+		return hv, 0, lineError(lines, 1, session.Plainf("%s", reason))
 	}
 	return restoreSnapshotCwd(hv), int(version), nil
 }
