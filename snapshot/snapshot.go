@@ -56,7 +56,8 @@ type Values struct {
 	// IDFormats maps a placeholder kind (session, message, id, workflow, …)
 	// to the fmt format of its value, with one %d (or %0Nd) verb for the
 	// ordinal: {{message:3}} is fmt.Sprintf(IDFormats["message"], 3). A kind
-	// without a format is left as a placeholder by Restore.
+	// without a format is spelled kind-N by Restore ({{approval:1}} is
+	// approval-1).
 	IDFormats map[string]string
 	// IDs maps placeholders to the ids they stand for ({{message:1}} →
 	// 8707a01d-…); an id listed here takes precedence over IDFormats.
