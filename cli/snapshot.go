@@ -185,9 +185,10 @@ The named placeholders of dsh's pre-v1 snapshots get values too. S is the
 log's session number: 1 for session.jsonl, K+1 for child K (session.K.jsonl),
 2 for another log whose header names a parent. By R1's spelling:
 
-  {{sessionId}}     the log's own id, session:S (00000000-0000-4000-8000-
-                    00000000000S); as the header's parentSession the parent's
-                    id, session:1; as a message's id a message id (below)
+  {{sessionId}}     the log's own id, session:S (00000000-0000-4000-8000-<S
+                    in 12 digits>); as the header's parentSession the
+                    parent's id, session:1; as a message's id a message id
+                    (below)
   {{parent}}        the parent's id, session:1 (what the parent's restore
                     gives its own {{sessionId}} or {{parent}})
   {{child-N}}       child N's id, session:N+1

@@ -96,6 +96,7 @@ func TestRestoreNamedPlaceholders(t *testing.T) {
 		{"given value", []string{root, `{"type":"x","data":{"a":"{{agent-1}}/{{sessionId}}"}}`}, 0, map[string]string{"agent-1": "A", "sessionId": "S"},
 			[]string{`"id":"S"`, `"a":"A/S"`}, ""},
 		{"unknown", []string{root, `{"type":"x","data":{"a":[1,{"b":"id {{agent-1}}"}]}}`}, 0, nil, nil, "{{agent-1}} data.a[1].b"},
+		{"unknown written with an escaped brace", []string{root, `{"type":"x","data":{"a":"\u007b{agent-1}}"}}`}, 0, nil, nil, "{{agent-1}} data.a"},
 		{"unknown in the header", []string{`{"type":"session","version":0,"id":"{{id}}","createdAt":0,"cwd":"c"}`}, 0, nil, nil, "{{id}} id"},
 		{"prefix in text", []string{root, strings.Replace(custom, "%s", "{{messagePrefix}}-3", 1)}, 0, nil, nil, "{{messagePrefix}} data.a"},
 		{"prefix outside a request header", []string{root, `{"type":"x","data":{"header":{"messagePrefix":["{{messagePrefix}}"]}}}`}, 0, nil, nil, "{{messagePrefix}} data.header.messagePrefix[0]"},

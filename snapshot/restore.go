@@ -155,7 +155,7 @@ func (r *restorer) row(text []byte) ([]byte, error) {
 		return nil, errors.New("row is not a JSON object")
 	}
 	v = r.restoreRow(v)
-	if strings.Contains(replaced, "{{") {
+	if mayHoldPlaceholder(replaced) {
 		if v, _, err = r.named.row(v, false); err != nil {
 			return nil, err
 		}
@@ -177,7 +177,7 @@ func (r *restorer) header(text []byte) ([]byte, error) {
 	}
 	r.sawHeader, r.createdAt = true, createdAt
 	r.named = newNamedFiller(r.opts.Placeholders, r.sessionID, r.ordinalValue(token("workflow", 1)), r.sessionOrdinal(hv))
-	if !strings.Contains(replaced, "{{") {
+	if !mayHoldPlaceholder(replaced) {
 		return append([]byte(replaced), '\n'), nil
 	}
 	filled, changed, err := r.named.row(hv, true)
@@ -185,6 +185,12 @@ func (r *restorer) header(text []byte) ([]byte, error) {
 		return append([]byte(replaced), '\n'), err
 	}
 	return append(filled.Encode(), '\n'), nil
+}
+
+// mayHoldPlaceholder reports whether a row's text may hold a placeholder:
+// {{ as written, or a brace escaped as \u007b.
+func mayHoldPlaceholder(text string) bool {
+	return strings.Contains(text, "{{") || strings.Contains(text, `\u007`)
 }
 
 // sessionOrdinal is the ordinal of the log's own session id: 1 for the

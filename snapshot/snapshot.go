@@ -30,8 +30,14 @@
 // repository-key and review-checkout ids of git worktrees are not
 // recognized.
 //
+// Restore also fills the named placeholders of the pre-v1 line's
+// normalizers ({{sessionId}}, {{parent}}, {{child-N}}, {{messageId}},
+// {{rpcId}}, {{workflow-run}}, {{messagePrefix}}; see Restore), and fails
+// on any placeholder it cannot fill rather than leave it in the log.
+//
 // Memory: Restore holds one row at a time plus the expected prompts, tool
-// lists and clock runs it puts in. Normalize and Check read the log twice
+// lists and clock runs it puts in, and the messages agent/inbox/spliced rows
+// inserted with a made-up id until a later row delivers them. Normalize and Check read the log twice
 // (the first pass learns every id to replace, as dsh's redaction does over
 // the whole log before it rewrites); they hold one row at a time plus the
 // table of ids found and, for Recorded, the system prompts, tool lists and
