@@ -1,6 +1,8 @@
 package verify
 
 import (
+	"io"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -8,6 +10,7 @@ import (
 
 	"github.com/dshlog/dshlog/migrate"
 	"github.com/dshlog/dshlog/migrate/v0line"
+	"github.com/dshlog/dshlog/session"
 	"github.com/dshlog/dshlog/vocab"
 )
 
@@ -135,5 +138,51 @@ func TestV0LineBracket(t *testing.T) {
 	findings, _, _ = checkWith(t, file, vocab.Default())
 	if len(findings) != 1 || findings[0].Code != CodeNotExtending || findings[0].Severity != Error {
 		t.Errorf("as today's dsh: findings %+v, want one %s", findings, CodeNotExtending)
+	}
+}
+
+// TestV0LineForkEvent reads an event of a fork's own type through the
+// whole chain: the migrated log holds it as an ignorable event of its own
+// type and data, at its place, and verifies clean as the v0 line.
+func TestV0LineForkEvent(t *testing.T) {
+	recording := filepath.Join(v0LineCorpus, "KeepLost+harniverse", "bash-spill", "session.jsonl")
+	data, err := os.ReadFile(recording)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const forkRow = `{"type":"fork/bookmark","seq":27,"time":1785730421090,"data":{"label":"after the turn"}}` + "\n"
+	file := filepath.Join(t.TempDir(), "session.jsonl")
+	if err := os.WriteFile(file, append(data, forkRow...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	v := forkVocabulary(t, recording).With(&vocab.Declaration{File: "known-event-types.ts", Kind: vocab.FileList,
+		Types: []vocab.Type{{Name: "fork/bookmark"}}})
+
+	src, err := migrate.Open(file, nil, migrate.OpenOptions{Options: migrate.Options{Vocabulary: v}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	var last session.Event
+	for {
+		ev, err := src.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		last = ev
+	}
+	if last.Type != "fork/bookmark" || !last.Ignorable() || last.Data().String() != `{"label":"after the turn"}` {
+		t.Errorf("last event = %s, want the fork's bookmark, ignorable", last.Row)
+	}
+	if lifted := src.Lifted(); len(lifted) == 0 || lifted[len(lifted)-1].Rule != v0line.RuleForkEvent || lifted[len(lifted)-1].Line != 29 {
+		t.Errorf("changes = %+v, want the fork event at line 29 last", lifted)
+	}
+
+	findings, _, _ := checkWith(t, file, v)
+	if len(findings) != 0 {
+		t.Errorf("findings %+v, want none", findings)
 	}
 }
