@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strings"
 
+	"github.com/dshlog/dshlog/jsonl"
 	"github.com/dshlog/dshlog/migrate/stage"
 	"github.com/dshlog/dshlog/session"
 )
@@ -82,12 +83,17 @@ func errNewer(stored, current int) error {
 // newerFormat starts dsh's refusal of a format newer than it writes.
 const newerFormat = "stored Session uses newer format "
 
-// IsNewerFormat reports whether err is dsh's refusal of a session stored in
-// a format newer than the current one: a file no build of this line reads,
-// rather than a log it judges and refuses.
-func IsNewerFormat(err error) bool {
+// HeaderRefusal returns dsh's refusal of a log's header line when that is
+// why Open failed: a log dsh reads and refuses, like a refused row, as
+// opposed to a file it cannot read or one stored in a format newer than it
+// writes, which no build of its line reads.
+func HeaderRefusal(err error) (*session.Refusal, bool) {
 	var r *session.Refusal
-	return errors.As(err, &r) && strings.HasPrefix(r.Msg, newerFormat)
+	var located *jsonl.Error
+	if !errors.As(err, &r) || !errors.As(err, &located) || located.Line != 1 || strings.HasPrefix(r.Msg, newerFormat) {
+		return nil, false
+	}
+	return r, true
 }
 
 // errOlder refuses a version older than the chain reaches. dsh's own

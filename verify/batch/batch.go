@@ -12,7 +12,6 @@ package batch
 
 import (
 	"cmp"
-	"errors"
 	"fmt"
 	"hash/fnv"
 	"io"
@@ -23,9 +22,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/dshlog/dshlog/jsonl"
 	"github.com/dshlog/dshlog/migrate"
-	"github.com/dshlog/dshlog/session"
 	"github.com/dshlog/dshlog/store"
 	"github.com/dshlog/dshlog/verify"
 	"github.com/dshlog/dshlog/vocab"
@@ -254,9 +251,7 @@ func Judge(t Target, opts Options) Result {
 func judge(r *Result, opts Options) {
 	t := r.Target
 	src, err := migrate.Open(t.Path, opts.Stdin, opts.Open)
-	var refused *session.Refusal
-	var located *jsonl.Error
-	if errors.As(err, &refused) && errors.As(err, &located) && located.Line == 1 && !migrate.IsNewerFormat(err) {
+	if refused, ok := migrate.HeaderRefusal(err); ok {
 		r.Findings = []verify.Finding{{Code: verify.CodeCodecRefused, Severity: verify.Error, Seq: -1, Line: 1, Message: refused.Text()}}
 		return
 	}
