@@ -24,7 +24,7 @@ import (
 	"github.com/dshlog/dshlog/codec/v2"
 	"github.com/dshlog/dshlog/jsonl"
 	"github.com/dshlog/dshlog/jsonv"
-	"github.com/dshlog/dshlog/migrate/v0line"
+	"github.com/dshlog/dshlog/migrate/lift"
 	"github.com/dshlog/dshlog/migrate/v3to4"
 	"github.com/dshlog/dshlog/session"
 	"github.com/dshlog/dshlog/vocab"
@@ -43,10 +43,11 @@ type Options struct {
 	// session, which the v4 restore judges its events by; nil means the
 	// default build's (vocab.Default).
 	Vocabulary *vocab.Vocabulary
-	// AsMigrator reads a v0 or v1 log exactly as dsh's own migrator does,
+	// AsMigrator reads an older log exactly as dsh's own migrator does,
 	// refusing what it refuses, for a migration dsh would publish. Without
-	// it a log in snapshot form, or of the v0 line when the vocabulary's
-	// build is one, is read as its own build reads it (see v0line).
+	// it a log in snapshot form, of the v0 line when the vocabulary's build
+	// is one, or holding types the vocabulary declares, is read as its own
+	// build reads it (see migrate/lift).
 	AsMigrator bool
 }
 
@@ -64,7 +65,7 @@ type Reader struct {
 	Snapshot bool
 
 	vocab   *vocab.Vocabulary
-	lift    *v0line.Lifter // a v0 or v1 log's rows, lifted to released form
+	lift    *lift.Lifter // an older log's rows, lifted to released form
 	lines   *jsonl.Reader
 	ahead   *readAhead // reads and parses lines from lines once the body is read
 	restore *restore
@@ -109,8 +110,8 @@ func startReader(lines *jsonl.Reader, hv jsonv.Value, version int, opts Options)
 	if version == currentVersion {
 		validation = Current
 	}
-	if version <= 1 && !opts.AsMigrator {
-		r.lift = v0line.New(r.vocab)
+	if version < currentVersion && !opts.AsMigrator {
+		r.lift = lift.New(r.vocab, version)
 		hv = r.lift.Header(hv)
 	}
 	var err error
@@ -334,9 +335,9 @@ func (r *Reader) closeLines() {
 func (r *Reader) Cut() int64 { return r.cut }
 
 // Lifted returns what was read differently from today's official
-// migrator (a v0 log in snapshot form, or of the v0 line read as its build
-// reads it), in file order; complete after Next returned io.EOF.
-func (r *Reader) Lifted() []v0line.Change {
+// migrator (see migrate/lift), in file order; complete after Next returned
+// io.EOF.
+func (r *Reader) Lifted() []lift.Change {
 	if r.lift == nil {
 		return nil
 	}

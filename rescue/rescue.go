@@ -71,7 +71,7 @@ type Step struct {
 	// Detail says why, or what changed, in words.
 	Detail string
 	// Rule names the rule of the log's own line a lift step read the row
-	// by (see migrate/v0line), "" for other steps.
+	// by (see migrate/lift), "" for other steps.
 	Rule string
 	// SetAside is the JSON, as written, of a member that today's format
 	// cannot hold and the step set aside; nil when none.

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/dshlog/dshlog/migrate"
-	"github.com/dshlog/dshlog/migrate/v0line"
+	"github.com/dshlog/dshlog/migrate/lift"
 	"github.com/dshlog/dshlog/session"
 	"github.com/dshlog/dshlog/vocab"
 )
@@ -36,7 +36,7 @@ func forkVocabulary(t *testing.T, file string) *vocab.Vocabulary {
 
 // checkWith verifies file judged by v and returns its findings, its chain
 // and what its reader lifted.
-func checkWith(t *testing.T, file string, v *vocab.Vocabulary) ([]Finding, Chain, []v0line.Change) {
+func checkWith(t *testing.T, file string, v *vocab.Vocabulary) ([]Finding, Chain, []lift.Change) {
 	t.Helper()
 	src, err := migrate.Open(file, nil, migrate.OpenOptions{Options: migrate.Options{Vocabulary: v}})
 	if err != nil {
@@ -55,11 +55,11 @@ func checkWith(t *testing.T, file string, v *vocab.Vocabulary) ([]Finding, Chain
 // form (the corpus README's table): a recording that no longer needs its
 // rule, or needs another, has changed what this test proves.
 var v0LineRulesUsed = map[string][]string{
-	"toninfo+deepseek-harness/goal-wrapup/session.jsonl":                          {v0line.RuleDelegationDepth},
-	"toninfo+deepseek-harness/message-feedback-protocol/session.jsonl":            {v0line.RuleDelegationDepth},
-	"SparkElf+deepseek-harness-plus/advanced/session.1.jsonl":                     {v0line.RuleDescriptorVersion},
-	"SparkElf+deepseek-harness-plus/subagent-depth-two-rejection/session.2.jsonl": {v0line.RuleDescriptorVersion},
-	"KeepLost+harniverse/bash-spill/session.jsonl":                                {v0line.RuleToolResultArtifact},
+	"toninfo+deepseek-harness/goal-wrapup/session.jsonl":                          {lift.RuleDelegationDepth},
+	"toninfo+deepseek-harness/message-feedback-protocol/session.jsonl":            {lift.RuleDelegationDepth},
+	"SparkElf+deepseek-harness-plus/advanced/session.1.jsonl":                     {lift.RuleDescriptorVersion},
+	"SparkElf+deepseek-harness-plus/subagent-depth-two-rejection/session.2.jsonl": {lift.RuleDescriptorVersion},
+	"KeepLost+harniverse/bash-spill/session.jsonl":                                {lift.RuleToolResultArtifact},
 }
 
 // knownV0LineGap is the one recording the v0 line's reader accepts and
@@ -87,7 +87,7 @@ func TestV0LineCorpus(t *testing.T) {
 			findings, _, lifted := checkWith(t, file, forkVocabulary(t, file))
 			var rules []string
 			for _, c := range lifted {
-				if c.Rule != v0line.RuleSnapshotTools && !slices.Contains(rules, c.Rule) {
+				if c.Rule != lift.RuleSnapshotTools && !slices.Contains(rules, c.Rule) {
 					rules = append(rules, c.Rule)
 				}
 			}
@@ -177,7 +177,7 @@ func TestV0LineForkEvent(t *testing.T) {
 	if last.Type != "fork/bookmark" || !last.Ignorable() || last.Data().String() != `{"label":"after the turn"}` {
 		t.Errorf("last event = %s, want the fork's bookmark, ignorable", last.Row)
 	}
-	if lifted := src.Lifted(); len(lifted) == 0 || lifted[len(lifted)-1].Rule != v0line.RuleForkEvent || lifted[len(lifted)-1].Line != 29 {
+	if lifted := src.Lifted(); len(lifted) == 0 || lifted[len(lifted)-1].Rule != lift.RuleForkEvent || lifted[len(lifted)-1].Line != 29 {
 		t.Errorf("changes = %+v, want the fork event at line 29 last", lifted)
 	}
 

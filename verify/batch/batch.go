@@ -23,6 +23,7 @@ import (
 	"sync"
 
 	"github.com/dshlog/dshlog/migrate"
+	"github.com/dshlog/dshlog/migrate/lift"
 	"github.com/dshlog/dshlog/store"
 	"github.com/dshlog/dshlog/verify"
 	"github.com/dshlog/dshlog/vocab"
@@ -269,6 +270,9 @@ func judge(r *Result, opts Options) {
 	r.Chain, r.Err = verify.Check(src.Reader, func(f verify.Finding) { r.Findings = append(r.Findings, f) })
 	if r.Err != nil {
 		r.Findings = nil
+	}
+	if lifted := lift.Summarize(src.Lifted(), lift.BuildRules...); lifted != "" {
+		r.Notes = append(r.Notes, fmt.Sprintf("%s: read as the build that wrote it reads it, where today's migrator refuses: %s", name, lifted))
 	}
 }
 
