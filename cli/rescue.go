@@ -344,12 +344,24 @@ func (p rescuePrinter) step(st rescue.Step) {
 		if st.SetAside != nil {
 			members = append(members, jsonv.M("setAside", jsonv.StringValue(string(st.SetAside))))
 		}
+		if st.Migrated {
+			members = append(members, jsonv.M("migrated", jsonv.BoolValue(true)))
+		}
 		p.json(members...)
 		return
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "  %-9s ", stepVerbs[st.Kind])
 	switch {
+	case st.Kind == rescue.StepSetAside && st.Migrated:
+		fmt.Fprintf(&b, "line %d of the migrated log (%d bytes", st.Line, st.Bytes)
+		if st.Seq >= 0 {
+			fmt.Fprintf(&b, ", seq %d", st.Seq)
+		}
+		if st.Type != "" {
+			fmt.Fprintf(&b, ", %s", st.Type)
+		}
+		b.WriteString(")")
 	case st.Kind == rescue.StepSetAside:
 		fmt.Fprintf(&b, "line %d (%d bytes", st.Line, st.Bytes)
 		if st.Seq >= 0 {
@@ -359,6 +371,8 @@ func (p rescuePrinter) step(st rescue.Step) {
 			fmt.Fprintf(&b, ", %s", st.Type)
 		}
 		b.WriteString(")")
+	case st.Kind == rescue.StepCut && st.Migrated:
+		fmt.Fprintf(&b, "at seq %d of the migrated log", st.Seq)
 	case st.Kind == rescue.StepCut:
 		fmt.Fprintf(&b, "at seq %d (line %d)", st.Seq, st.Line)
 	case st.Kind == rescue.StepLift && st.Seq < 0:

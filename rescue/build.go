@@ -95,7 +95,13 @@ func Rescue(path, dir string, opts Options) (Result, string, error) {
 			os.Remove(a.file)
 		}
 	}
-	res.Steps = append(append(lifted, setAside(rows, best.kept, writers)...), best.steps...)
+	mended := append(setAside(rows, best.kept, writers), best.steps...)
+	if lifted != nil {
+		for i := range mended {
+			mended[i].Migrated = true
+		}
+	}
+	res.Steps = append(lifted, mended...)
 	res.Events, res.Bytes = best.events, best.bytes
 	return res, best.file, nil
 }

@@ -76,6 +76,9 @@ type Step struct {
 	// SetAside is the JSON, as written, of a member that today's format
 	// cannot hold and the step set aside; nil when none.
 	SetAside []byte
+	// Migrated is true for a step taken on the v4 migration of an older
+	// source, whose Line is a line of that migration, not of the source.
+	Migrated bool
 }
 
 // Result says what a rescue found and did.

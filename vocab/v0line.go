@@ -26,6 +26,11 @@ type V0Rules struct {
 	// initial, resume and change: RequestHeaderReason in types.ts), so the
 	// compaction bracket itself explains the break in the request chain.
 	SeriesAfterCompaction bool
+	// HeadlessSurface: a session's surface may begin before its first
+	// step with no system head (packages/core/session/src/surface.ts
+	// derives messages from the surface alone; the system prompt is the
+	// request header's), as the web app's recordings do.
+	HeadlessSurface bool
 }
 
 // V0LineRules are the rules of the v0 line as its public forks have them
@@ -36,6 +41,7 @@ var V0LineRules = &V0Rules{
 	DescriptorVersion:       2,
 	ToolResultArtifact:      true,
 	SeriesAfterCompaction:   false,
+	HeadlessSurface:         true,
 }
 
 // releasedV0Types are the event types of released format v0 (dsh's frozen
