@@ -1,0 +1,69 @@
+package cli
+
+import (
+	"github.com/dshlog/dshlog/codec/v2"
+	"github.com/dshlog/dshlog/migrate"
+	"github.com/dshlog/dshlog/verify"
+	"github.com/dshlog/dshlog/verify/batch"
+	"github.com/dshlog/dshlog/verify/report"
+	"github.com/dshlog/dshlog/vocab"
+)
+
+// verifyFollowed judges one session as dsh appends to it: each finding is
+// reported when the event that causes it arrives, the findings about the
+// log's end and the verdict when following ends (Ctrl-C or --idle).
+func verifyFollowed(opts verifyOptions, run *verifyRun, vocabulary *vocab.Vocabulary) error {
+	switch {
+	case len(opts.inputs) > 1:
+		return usageErrorf("--follow judges one session: give one FILE or DIR, not %d", len(opts.inputs))
+	case opts.junit != "" || opts.writeBaseline != "" || opts.shard != "" || opts.allGenerations:
+		return usageErrorf("--follow judges one session as it grows; --junit, --write-baseline, --shard and --all-generations are for finished files")
+	}
+	s := run.s
+	ctx, stop := followContext()
+	defer stop()
+	arg := ""
+	if len(opts.inputs) == 1 {
+		arg = opts.inputs[0]
+	}
+	path, err := followTarget(arg, s)
+	if err != nil {
+		return err
+	}
+	events, err := openFollowed(ctx, path, s, migrate.Options{Recovery: v2.Recoverable, Vocabulary: vocabulary}, opts.follow,
+		func() { run.out.Flush() })
+	if err != nil {
+		return err
+	}
+	defer events.Close()
+	if events.Unframed {
+		note(s, "%s: Zstandard stream not in dsh's framing (the header line is not alone in the first frame); read as plain text, though dsh itself would refuse this file", events.name)
+	}
+	result := batch.Result{Target: batch.Target{Path: path, Size: -1}, SourceVersion: events.SourceVersion}
+	result.Chain, result.Err = verify.Check(events.Reader, func(f verify.Finding) {
+		result.Findings = append(result.Findings, f)
+		if run.err == nil && !run.judgement.Baseline.Covers(events.name, f) {
+			run.err = run.writer.Finding(events.name, f)
+		}
+	})
+	events.noteEnd(s)
+	run.oneFile = true
+	run.noteFormat(result)
+	if result.Err != nil {
+		run.out.Flush()
+		return result.Err
+	}
+	f := report.NewFile(result, run.judgement)
+	run.summary.Add(f)
+	f.Findings = nil // reported as they came
+	if run.err == nil {
+		run.err = run.writer.File(f)
+	}
+	if err := run.out.Flush(); run.err == nil {
+		run.err = err
+	}
+	if run.err != nil {
+		return run.err
+	}
+	return verifyOutcome(run.summary, []batch.Target{result.Target})
+}
