@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/klauspost/compress/zstd"
+
 	"github.com/dshlog/dshlog/follow"
 )
 
@@ -236,20 +238,24 @@ type growingLog struct {
 // named name in a temporary directory.
 func newGrowingLog(t *testing.T, from, name string, start int) *growingLog {
 	t.Helper()
-	data, err := os.ReadFile(from)
-	if err != nil {
-		t.Fatal(err)
-	}
-	text := strings.SplitAfter(string(data), "\n")
-	if text[len(text)-1] == "" {
-		text = text[:len(text)-1]
-	}
+	text := sourceLines(t, from)
 	log := &growingLog{path: filepath.Join(t.TempDir(), name), text: text, lines: len(text), start: start}
 	if err := os.WriteFile(log.path, []byte(strings.Join(text[:start], "")), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	log.next = start
 	return log
+}
+
+// sourceLines returns the lines of the log at from, each with its newline.
+func sourceLines(t *testing.T, from string) []string {
+	t.Helper()
+	data, err := os.ReadFile(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(string(data), "\n")
+	return lines[:len(lines)-1] // after the last newline, nothing
 }
 
 func (l *growingLog) more() bool { return l.next < l.lines }
@@ -354,4 +360,45 @@ func (b *syncBuffer) String() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.buf.String()
+}
+
+// A Zstandard log grows by a frame per append batch, as dsh writes it: each
+// event is printed once its frame has landed, and a frame written in two
+// parts is waited for.
+func TestInspectFollowZstdFrames(t *testing.T) {
+	t.Parallel()
+	text := sourceLines(t, "../testdata/corpus/dsh/compaction-recovery/session.v4.jsonl")
+	enc, err := zstd.NewWriter(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	frame := func(text string) string { return string(enc.EncodeAll([]byte(text), nil)) }
+	log := &growingLog{path: filepath.Join(t.TempDir(), "session.v4.jsonl.zstd")}
+	path := log.path
+	if err := os.WriteFile(path, []byte(frame(text[0])), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run := startFollow(t, "inspect", "--json", "--follow", "--idle", followIdle, path)
+	for i, line := range text[1:] {
+		seq := fmt.Sprintf(`{"seq":%d,`, i)
+		compressed := frame(line)
+		if i == 5 {
+			log.write(t, compressed[:len(compressed)/2])
+			time.Sleep(2 * follow.DefaultPoll)
+			if strings.Contains(run.out.String(), seq) {
+				t.Fatalf("event %d printed from half its frame", i)
+			}
+			compressed = compressed[len(compressed)/2:]
+		}
+		log.write(t, compressed)
+		run.waitFor(t, fmt.Sprintf("event %d", i), func(out string) bool { return strings.Contains(out, seq) })
+	}
+	if code := run.wait(t); code != 0 {
+		t.Fatalf("exit %d, stderr:\n%s", code, run.err.String())
+	}
+	var finished bytes.Buffer
+	Run([]string{"inspect", "--json", path}, strings.NewReader(""), &finished, &bytes.Buffer{})
+	if run.out.String() != finished.String() {
+		t.Errorf("followed:\n%s\nfinished:\n%s", run.out.String(), finished.String())
+	}
 }

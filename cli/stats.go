@@ -56,14 +56,17 @@ Each file is read twice, streaming; "-" is not accepted. --json prints one
 document: {"sessions": [...], "total": {...}}.
 
 ` + followHelp + `
+
 Following reads the file once. On a terminal, its totals are kept on one
 screen, redrawn as lines arrive: events, turns, requests, tokens, the
 cache-hit share and the latest prefix-cache breaks with their causes.
 Otherwise (a pipe, a file) each request is a plain line as it is settled,
 "seq S: request N: ...", with the session's running totals, and each break
-a line "seq S: cache break: request N, CAUSE, ..." as it happens. When
-following ends, the tables (or, with --json, the document) of the session
-are printed as for a finished file.`,
+a line "seq S: cache break: request N, CAUSE, ..." as it happens; with
+--json, each request is an object with the keys seq, request, usage (null
+when not logged) and total, and each break one with the keys seq and break,
+one a line. When following ends, the tables (or the document) of the
+session are printed as for a finished file.`,
 		Example: `  dshlog stats testdata/seed-vectors/loop-events.v4.jsonl
   dshlog stats ~/.dsh/sessions
   dshlog stats --json session.v4.jsonl | jq .total.causes
