@@ -1,8 +1,10 @@
 package cli
 
 import (
+	"bufio"
 	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -13,7 +15,10 @@ import (
 
 	"github.com/klauspost/compress/zstd"
 
+	"github.com/dshlog/dshlog/codec/v2"
 	"github.com/dshlog/dshlog/follow"
+	"github.com/dshlog/dshlog/migrate"
+	"github.com/dshlog/dshlog/stats"
 )
 
 // These tests run the dshlog command on a goroutine, following a copy of a
@@ -400,5 +405,50 @@ func TestInspectFollowZstdFrames(t *testing.T) {
 	Run([]string{"inspect", "--json", path}, strings.NewReader(""), &finished, &bytes.Buffer{})
 	if run.out.String() != finished.String() {
 		t.Errorf("followed:\n%s\nfinished:\n%s", run.out.String(), finished.String())
+	}
+}
+
+// On a terminal, stats --follow redraws one screen (ANSI home and erase)
+// each time it has caught up, with the totals and the latest breaks.
+func TestStatsScreenRedraws(t *testing.T) {
+	path := "../testdata/corpus/dsh/compaction-recovery/session.v4.jsonl"
+	src, err := migrate.Open(path, nil, migrate.OpenOptions{Options: migrate.Options{Recovery: v2.Recoverable}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	var out bytes.Buffer
+	screen := &statsScreen{out: bufio.NewWriter(&out), path: path}
+	live := stats.NewLive(src.Reader, path)
+	for {
+		step, err := live.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		screen.step(step, live)
+		if step.Event.Seq == 20 {
+			screen.caughtUp(live)
+		}
+	}
+	screen.end(live)
+	draws := strings.Split(out.String(), "\x1b[H\x1b[2J")
+	if len(draws) != 3 || draws[0] != "" {
+		t.Fatalf("want two screens, got %q", out.String())
+	}
+	if strings.Contains(draws[1], "cache break") || !strings.HasSuffix(draws[1], "Ctrl-C ends\n") {
+		t.Errorf("first screen:\n%s", draws[1])
+	}
+	for _, want := range []string{
+		"events 28 (last seq 27)  turns 1  steps 2  requests 3 (1 failed, 1 retried)  compactions 1  tool calls 1\n",
+		"tokens  in 44  out 10  cache read 0  cache write 0  reasoning 0  cache hit -\n",
+		"  seq 25: cache break: request 3, compaction (messages changed), explained by series-header @24, put back 20 input tokens\n",
+		"following ended\n",
+	} {
+		if !strings.Contains(draws[2], want) {
+			t.Errorf("last screen lacks %q:\n%s", want, draws[2])
+		}
 	}
 }
