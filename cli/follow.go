@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"os"
 	"os/signal"
@@ -157,14 +156,4 @@ func isTerminal(w io.Writer) bool {
 	}
 	info, err := f.Stat()
 	return err == nil && info.Mode()&os.ModeCharDevice != 0
-}
-
-// flushOnCatchUp returns a caughtUp function that flushes w, keeping the
-// first error for after the following (w's next write fails with it too).
-func flushOnCatchUp(flush func() error, failed *error) func() {
-	return func() {
-		if err := flush(); err != nil && *failed == nil {
-			*failed = fmt.Errorf("writing the output: %w", err)
-		}
-	}
 }

@@ -117,9 +117,6 @@ func Open(ctx context.Context, path string, opts Options) (*Tail, error) {
 	return t, nil
 }
 
-// Path returns the file's path as given to Open.
-func (t *Tail) Path() string { return t.path }
-
 // Newer returns the path of a newer generation of the session beside the
 // file: one there when it was opened (dsh opens that one, not this), or
 // the one whose publication ended the Tail; "" when none.
