@@ -105,6 +105,9 @@ func Open(path string, stdin io.Reader, opts OpenOptions) (*Source, error) {
 		if err == nil {
 			src.Reader.live = opts.Growing != nil
 			src.Reader.mayRunAhead = !src.Reader.live
+			if build := src.Vocabulary().Build(); build.V0 != nil && version > 1 {
+				src.Warnings = append(src.Warnings, fmt.Sprintf("%s: dsh %s writes format v0, and this log is format v%d, which no build of its line writes: its rules do not apply, only the types its vocabulary declares", f.name, build.Name, version))
+			}
 		}
 	}
 	if err != nil {
