@@ -8,6 +8,7 @@ import (
 	"github.com/dshlog/dshlog/codec/v4"
 	"github.com/dshlog/dshlog/jsonv"
 	"github.com/dshlog/dshlog/migrate"
+	"github.com/dshlog/dshlog/migrate/lift"
 	"github.com/dshlog/dshlog/session"
 )
 
@@ -72,6 +73,9 @@ func (e *sessionEvents) each(s *streams, visit func(session.Event) error) error 
 	name := e.name
 	if e.SourceVersion != v4.Version {
 		note(s, "%s: format v%d, read as v%d (migrated in memory; the file is unchanged)", name, e.SourceVersion, v4.Version)
+	}
+	if lifted := lift.Summarize(e.Lifted(), lift.BuildRules...); lifted != "" {
+		note(s, "%s: read as the build that wrote it reads it (dsh %s), where today's migrator refuses: %s", name, e.Vocabulary().Build().Name, lifted)
 	}
 	if e.Snapshot {
 		note(s, "%s: normalized snapshot: seq and time restored (seq by row, time as createdAt+seq)", name)

@@ -259,6 +259,17 @@ func (p *progressReader) Read(b []byte) (int, error) {
 	return n, err
 }
 
+// StoredVersion returns the format version the header line of the session
+// file at path states, or false when it states none (or cannot be read).
+func StoredVersion(path string) (int, bool) {
+	hv, _, err := readHeaderFile(path)
+	if err != nil && hv.Kind() != jsonv.Object {
+		return 0, false
+	}
+	version, ok := hv.Field("version").Count()
+	return int(version), ok
+}
+
 // readHeaderFile reads only the header of the session file at path.
 func readHeaderFile(path string) (jsonv.Value, int, error) {
 	f, err := openPlain(path, nil, nil, false)

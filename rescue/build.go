@@ -485,6 +485,9 @@ func closerDetail(ev session.Event) string {
 func errorsOf(path string, read migrate.Options) ([]verify.Finding, error) {
 	src, err := migrate.Open(path, nil, migrate.OpenOptions{Options: read, AnyZstdFraming: true})
 	var refusal *session.Refusal
+	if header, ok := migrate.HeaderRefusal(err); ok {
+		return []verify.Finding{{Code: verify.CodeCodecRefused, Severity: verify.Error, Seq: -1, Line: 1, Message: header.Text()}}, nil
+	}
 	switch {
 	case errors.As(err, &refusal):
 		return []verify.Finding{{Code: verify.CodeCodecRefused, Severity: verify.Error, Seq: -1, Message: refusal.Text()}}, nil

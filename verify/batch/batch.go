@@ -253,6 +253,9 @@ func judge(r *Result, opts Options) {
 	t := r.Target
 	src, err := migrate.Open(t.Path, opts.Stdin, opts.Open)
 	if refused, ok := migrate.HeaderRefusal(err); ok {
+		if version, ok := migrate.StoredVersion(t.Path); ok && t.Path != Stdin {
+			r.SourceVersion = version
+		}
 		r.Findings = []verify.Finding{{Code: verify.CodeCodecRefused, Severity: verify.Error, Seq: -1, Line: 1, Message: refused.Text()}}
 		return
 	}
