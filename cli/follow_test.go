@@ -452,3 +452,20 @@ func TestStatsScreenRedraws(t *testing.T) {
 		}
 	}
 }
+
+// A followed log whose header dsh refuses is reported as the finished file
+// is: a codec-refused finding for verify, nothing counted for stats.
+func TestFollowHeaderRefusalAsFinished(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "session.v4.jsonl")
+	if err := os.WriteFile(path, []byte(`{"type":"session","version":0,"id":"x","createdAt":1}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, verb := range []string{"verify", "stats"} {
+		var finished, followed bytes.Buffer
+		finishedCode := Run([]string{verb, path}, strings.NewReader(""), &finished, &finished)
+		followedCode := Run([]string{verb, "--follow", "--idle", "10ms", path}, strings.NewReader(""), &followed, &followed)
+		if followedCode != finishedCode || followed.String() != finished.String() {
+			t.Errorf("%s --follow: exit %d:\n%s\nfinished file: exit %d:\n%s", verb, followedCode, followed.String(), finishedCode, finished.String())
+		}
+	}
+}

@@ -45,6 +45,12 @@ func statsFollowed(opts statsOptions, s *streams) error {
 			view.caughtUp(live)
 		}
 	})
+	if refused, ok := migrate.HeaderRefusal(err); ok {
+		// As on a finished file: nothing is counted of a log whose header
+		// dsh refuses.
+		session := stats.Session{Path: path, Problem: refused.Text(), Tools: []stats.Tool{}, Models: []stats.Model{}, Breaks: []stats.Break{}}
+		return printFollowedStats(opts, s, session)
+	}
 	if err != nil {
 		return err
 	}
@@ -69,14 +75,22 @@ func statsFollowed(opts statsOptions, s *streams) error {
 		return err
 	}
 	events.noteEnd(s)
+	if !opts.json {
+		fmt.Fprintln(s.out) // after the lines, the tables
+	}
+	return printFollowedStats(opts, s, session)
+}
+
+// printFollowedStats prints the statistics of a followed session once
+// following has ended, as stats prints a finished file's.
+func printFollowedStats(opts statsOptions, s *streams, session stats.Session) error {
 	if !session.Complete {
-		note(s, "%s: dsh refuses this log; counted up to the refusal: %s", path, session.Problem)
+		note(s, "%s: dsh refuses this log; counted up to the refusal: %s", session.Path, session.Problem)
 	}
 	sessions := []stats.Session{session}
 	if opts.json {
 		return printStatsJSON(s, sessions, stats.Sum(sessions))
 	}
-	fmt.Fprintln(s.out)
 	return printStatsTables(s, sessions, stats.Sum(sessions))
 }
 
