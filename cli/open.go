@@ -24,7 +24,12 @@ type sessionEvents struct {
 // children beside a historical session are found and read as dsh does; a
 // child that gives no evidence is a note.
 func openSession(path string, s *streams, opts migrate.Options) (*sessionEvents, error) {
-	src, err := migrate.Open(path, s.in, migrate.OpenOptions{Options: opts, AnyZstdFraming: true})
+	return openSessionWith(path, s, migrate.OpenOptions{Options: opts, AnyZstdFraming: true})
+}
+
+// openSessionWith is openSession with every option of migrate.Open.
+func openSessionWith(path string, s *streams, opts migrate.OpenOptions) (*sessionEvents, error) {
+	src, err := migrate.Open(path, s.in, opts)
 	if err != nil {
 		return nil, explainRefusal(err)
 	}

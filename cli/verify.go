@@ -36,6 +36,7 @@ type verifyOptions struct {
 	writeBaseline  string
 	explain        string
 	vocab          vocabularyFlags
+	follow         followFlags
 }
 
 func init() { addVerb(newVerifyCommand) }
@@ -96,18 +97,26 @@ file, code and seq) pass; --write-baseline FILE writes the current findings
 (errors and warnings) and passes unless a file could not be read.
 
 Every file is checked even when an earlier one fails; the exit code is the
-worst: 1 when a file has problems, 3 when a file could not be read.`,
+worst: 1 when a file has problems, 3 when a file could not be read.
+
+` + followHelp + ` A finding is
+reported when the event that causes it arrives; those only the log's end
+can tell (open-tail, torn-tail, codec-dropped-rows, a fork's closers left
+out) come when following ends, with the verdict. --follow judges one session:
+--junit, --write-baseline, --shard and --all-generations are for finished
+files.`,
 		Example: `  dshlog verify testdata/seed-vectors/loop-events.v4.jsonl
   dshlog verify --strict sessions/
   dshlog verify --format github --junit verify.xml recorded-sessions/
   dshlog verify --shard 2/4 -j 8 ~/.dsh/sessions
   zstdcat session.v4.jsonl.zst | dshlog verify --json -
-  dshlog verify --explain request-not-extending`,
+  dshlog verify --explain request-not-extending
+  dshlog verify --follow --idle 10m ~/.dsh/sessions`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if opts.explain != "" {
 				return cobra.NoArgs(cmd, args)
 			}
-			return cobra.MinimumNArgs(1)(cmd, args)
+			return followArgs(&opts.follow, cobra.MinimumNArgs(1))(cmd, args)
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.inputs = args
@@ -129,6 +138,7 @@ worst: 1 when a file has problems, 3 when a file could not be read.`,
 	flags.StringVar(&opts.writeBaseline, "write-baseline", "", "write the findings of this run to `FILE` as a baseline, and pass unless a file is unreadable")
 	flags.StringVar(&opts.explain, "explain", "", "say what finding `CODE` means, why dsh cares and how it arises")
 	addVocabularyFlags(flags, &opts.vocab)
+	addFollowFlags(flags, &opts.follow)
 	return cmd
 }
 
@@ -142,6 +152,12 @@ func runVerify(opts verifyOptions, s *streams) error {
 	vocabulary, err := opts.vocab.resolve()
 	if err != nil {
 		return err
+	}
+	if err := opts.follow.check(); err != nil {
+		return err
+	}
+	if opts.follow.on {
+		return verifyFollowed(opts, run, vocabulary)
 	}
 	targets, empty := batch.Expand(opts.inputs, batch.Selection{AllGenerations: opts.allGenerations})
 	for _, dir := range empty {

@@ -73,10 +73,15 @@ type Reader struct {
 	next    int   // index of the next pending event to hand out
 	issue   error // the first unparsable row, fatal if a turn/end follows
 	torn    bool
-	cut     int64
-	done    bool
-	rows    int64 // body rows seen, for snapshot restoration
-	text    int64 // bytes of body text read
+	// live says lines arrive as a writer appends them (OpenOptions.Growing):
+	// each is decoded as it comes, and a last line without its newline is
+	// unfinished, its unfinished bytes, rather than torn.
+	live       bool
+	unfinished int
+	cut        int64
+	done       bool
+	rows       int64 // body rows seen, for snapshot restoration
+	text       int64 // bytes of body text read
 	// snapshot is Snapshot as the restore knows it; Next publishes it.
 	snapshot bool
 	// mayRunAhead says Next may run the restore ahead on a goroutine of its
@@ -226,15 +231,16 @@ func (r *Reader) nextInline() (session.Event, error) {
 // of dsh's JSONL row reader: a torn last line is dropped, an unparsable row
 // withholds every later one and is fatal if a turn/end follows.
 func (r *Reader) fill() error {
-	if r.ahead == nil {
-		r.ahead = startReadAhead(r.lines, r.restore.warmRow(), r.restore.checkRow())
-	}
-	line, err := r.ahead.line()
+	line, err := r.nextLine()
 	if err == io.EOF {
 		return r.finish()
 	}
 	if err != nil {
 		return err
+	}
+	if line.Torn && r.live {
+		r.unfinished = len(line.Text)
+		return r.finish()
 	}
 	if line.Torn {
 		r.torn = true
@@ -279,6 +285,24 @@ func (r *Reader) fill() error {
 		return lineError(r.lines, line.Num, err)
 	}
 	return nil
+}
+
+// nextLine returns the next line and its parse: read and parsed ahead, or,
+// for a live reader, which must decode each row as soon as its line
+// arrives, read and parsed now.
+func (r *Reader) nextLine() (parsedLine, error) {
+	if r.live {
+		line, err := r.lines.Next()
+		if err != nil || line.Torn {
+			return parsedLine{Line: line}, err
+		}
+		row, err := jsonv.Parse(line.Text)
+		return parsedLine{Line: line, row: row, err: err}, nil
+	}
+	if r.ahead == nil {
+		r.ahead = startReadAhead(r.lines, r.restore.warmRow(), r.restore.checkRow())
+	}
+	return r.ahead.line()
 }
 
 func (r *Reader) finish() error {
@@ -350,6 +374,11 @@ func (r *Reader) Vocabulary() *vocab.Vocabulary { return r.vocab }
 // TornTail reports whether a torn last line was dropped; valid after Next
 // returned io.EOF.
 func (r *Reader) TornTail() bool { return r.torn }
+
+// Unfinished returns the bytes of a last line a live reader left unread
+// because its newline had not come when the appends stopped (0 when none);
+// valid after Next returned io.EOF.
+func (r *Reader) Unfinished() int { return r.unfinished }
 
 // Issue returns the problem that made recovery drop the rows after it, if
 // any; valid after Next returned io.EOF.

@@ -361,20 +361,28 @@ func (c *counter) settlement(ev session.Event) {
 
 // finish orders the tools and models for output.
 func (c *counter) finish() {
+	c.s.Tools, c.s.Models = c.ordered()
+}
+
+// ordered returns the tools and models counted so far, in output order.
+func (c *counter) ordered() ([]Tool, []Model) {
+	tools := make([]Tool, 0, len(c.tools))
 	for _, t := range c.tools {
-		c.s.Tools = append(c.s.Tools, *t)
+		tools = append(tools, *t)
 	}
-	sort.Slice(c.s.Tools, func(i, j int) bool { return c.s.Tools[i].Name < c.s.Tools[j].Name })
+	sort.Slice(tools, func(i, j int) bool { return tools[i].Name < tools[j].Name })
+	models := make([]Model, 0, len(c.models))
 	for _, m := range c.models {
-		c.s.Models = append(c.s.Models, *m)
+		models = append(models, *m)
 	}
-	sort.Slice(c.s.Models, func(i, j int) bool {
-		a, b := c.s.Models[i], c.s.Models[j]
+	sort.Slice(models, func(i, j int) bool {
+		a, b := models[i], models[j]
 		if a.Provider != b.Provider {
 			return a.Provider < b.Provider
 		}
 		return a.Model < b.Model
 	})
+	return tools, models
 }
 
 // Cause is the breaks of one cause and the input tokens they put back.
