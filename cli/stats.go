@@ -13,6 +13,7 @@ import (
 	"github.com/dshlog/dshlog/listing"
 	"github.com/dshlog/dshlog/stats"
 	"github.com/dshlog/dshlog/store"
+	"github.com/dshlog/dshlog/vocab"
 )
 
 // statsOptions are the inputs of dshlog stats.
@@ -20,6 +21,7 @@ type statsOptions struct {
 	paths  []string
 	json   bool
 	follow followFlags
+	vocab  vocabularyFlags
 }
 
 func init() { addVerb(newStatsCommand) }
@@ -79,6 +81,7 @@ session are printed as for a finished file.`,
 	}
 	cmd.Flags().BoolVar(&opts.json, "json", false, "print one JSON document instead of tables")
 	addFollowFlags(cmd.Flags(), &opts.follow)
+	addVocabularyFlags(cmd.Flags(), &opts.vocab)
 	return cmd
 }
 
@@ -89,11 +92,15 @@ func runStats(opts statsOptions, s *streams) error {
 	if opts.follow.on {
 		return statsFollowed(opts, s)
 	}
+	vocabulary, err := opts.vocab.resolve()
+	if err != nil {
+		return err
+	}
 	files, err := statsFiles(opts.paths, s)
 	if err != nil {
 		return err
 	}
-	sessions, failed := collectStats(files, s)
+	sessions, failed := collectStats(files, vocabulary, s)
 	total := stats.Sum(sessions)
 	if opts.json {
 		err = printStatsJSON(s, sessions, total)
@@ -137,7 +144,7 @@ func statsFiles(paths []string, s *streams) ([]store.Log, error) {
 // store: when one is historical, the children of each are found once from
 // the headers, not by a store scan per log as dsh does. A file that cannot
 // be read is a note, and the error returned at the end.
-func collectStats(files []store.Log, s *streams) ([]stats.Session, error) {
+func collectStats(files []store.Log, vocabulary *vocab.Vocabulary, s *streams) ([]stats.Session, error) {
 	var found []store.Log
 	historical := false
 	for _, l := range files {
@@ -158,9 +165,9 @@ func collectStats(files []store.Log, s *streams) ([]stats.Session, error) {
 		var err error
 		switch {
 		case l.Version < 0 || !historical:
-			session, err = stats.Collect(l.Path)
+			session, err = stats.Collect(l.Path, vocabulary)
 		default:
-			session, err = stats.CollectWithChildren(l.Path, children.Of(next))
+			session, err = stats.CollectWithChildren(l.Path, children.Of(next), vocabulary)
 		}
 		if l.Version >= 0 {
 			next++

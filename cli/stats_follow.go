@@ -40,7 +40,11 @@ func statsFollowed(opts statsOptions, s *streams) error {
 		view = &statsLines{out: out}
 	}
 	var live *stats.Live
-	events, err := openFollowed(ctx, path, s, migrate.Options{Recovery: v2.Recoverable}, opts.follow, func() {
+	vocabulary, err := opts.vocab.resolve()
+	if err != nil {
+		return err
+	}
+	events, err := openFollowed(ctx, path, s, migrate.Options{Recovery: v2.Recoverable, Vocabulary: vocabulary}, opts.follow, func() {
 		if live != nil {
 			view.caughtUp(live)
 		}

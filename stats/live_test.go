@@ -21,7 +21,7 @@ func TestLiveMatchesCollect(t *testing.T) {
 		"../testdata/corpus/bad-logs/seq-gap/session.v4.jsonl",
 	} {
 		t.Run(path, func(t *testing.T) {
-			want, err := Collect(path)
+			want, err := Collect(path, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
