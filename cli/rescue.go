@@ -353,17 +353,12 @@ func (p rescuePrinter) step(st rescue.Step) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "  %-9s ", stepVerbs[st.Kind])
 	switch {
-	case st.Kind == rescue.StepSetAside && st.Migrated:
-		fmt.Fprintf(&b, "line %d of the migrated log (%d bytes", st.Line, st.Bytes)
-		if st.Seq >= 0 {
-			fmt.Fprintf(&b, ", seq %d", st.Seq)
-		}
-		if st.Type != "" {
-			fmt.Fprintf(&b, ", %s", st.Type)
-		}
-		b.WriteString(")")
 	case st.Kind == rescue.StepSetAside:
-		fmt.Fprintf(&b, "line %d (%d bytes", st.Line, st.Bytes)
+		fmt.Fprintf(&b, "line %d", st.Line)
+		if st.Migrated {
+			b.WriteString(" of the migrated log")
+		}
+		fmt.Fprintf(&b, " (%d bytes", st.Bytes)
 		if st.Seq >= 0 {
 			fmt.Fprintf(&b, ", seq %d", st.Seq)
 		}
