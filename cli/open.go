@@ -74,7 +74,7 @@ func (e *sessionEvents) each(s *streams, visit func(session.Event) error) error 
 	if e.SourceVersion != v4.Version {
 		note(s, "%s: format v%d, read as v%d (migrated in memory; the file is unchanged)", name, e.SourceVersion, v4.Version)
 	}
-	if lifted := lift.Summarize(e.Lifted(), lift.BuildRules...); lifted != "" {
+	if lifted := e.LiftCounts().Summary(lift.BuildRules...); lifted != "" {
 		note(s, "%s: read as the build that wrote it reads it (dsh %s), where today's migrator refuses: %s", name, e.Vocabulary().Build().Name, lifted)
 	}
 	if e.Snapshot {

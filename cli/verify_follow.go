@@ -85,7 +85,7 @@ func judgeFollowed(events *followedSession, run *verifyRun, result *batch.Result
 	result.Chain, err = verify.Check(events.Reader, report)
 	events.noteEnd(s)
 	run.noteFormat(*result)
-	if lifted := lift.Summarize(events.Lifted(), lift.BuildRules...); lifted != "" {
+	if lifted := events.LiftCounts().Summary(lift.BuildRules...); lifted != "" {
 		note(s, "%s: read as the build that wrote it reads it, where today's migrator refuses: %s", events.name, lifted)
 	}
 	if err != nil {

@@ -49,6 +49,10 @@ type Options struct {
 	// is one, or holding types the vocabulary declares, is read as its own
 	// build reads it (see migrate/lift).
 	AsMigrator bool
+	// ListLifted keeps every change the reading of an older log made that
+	// today's migrator would not (Reader.Lifted), as a rescue reports them;
+	// otherwise only their counts are kept (Reader.LiftCounts).
+	ListLifted bool
 }
 
 // Reader streams the current-format (v4) events of a session file of any
@@ -116,7 +120,7 @@ func startReader(lines *jsonl.Reader, hv jsonv.Value, version int, opts Options)
 		validation = Current
 	}
 	if version < currentVersion && !opts.AsMigrator {
-		r.lift = lift.New(r.vocab, version)
+		r.lift = lift.New(r.vocab, version, opts.ListLifted)
 		hv = r.lift.Header(hv)
 	}
 	var err error
@@ -359,13 +363,22 @@ func (r *Reader) closeLines() {
 func (r *Reader) Cut() int64 { return r.cut }
 
 // Lifted returns what was read differently from today's official
-// migrator (see migrate/lift), in file order; complete after Next returned
-// io.EOF.
+// migrator (see migrate/lift), in file order, when Options.ListLifted
+// asked for them; complete after Next returned io.EOF.
 func (r *Reader) Lifted() []lift.Change {
 	if r.lift == nil {
 		return nil
 	}
 	return r.lift.Changes()
+}
+
+// LiftCounts returns how many changes of each rule Lifted would list;
+// complete after Next returned io.EOF.
+func (r *Reader) LiftCounts() lift.Counts {
+	if r.lift == nil {
+		return nil
+	}
+	return r.lift.Counts()
 }
 
 // Vocabulary returns the event vocabulary the session is judged by.

@@ -63,7 +63,7 @@ func lineAndToday(v *vocab.Vocabulary) (line, today *vocab.Vocabulary) {
 // after every compaction that breaks the request chain unmarked. It
 // returns the file and the steps taken, in source order.
 func liftToV4(path, dir string, line *vocab.Vocabulary) (string, []Step, error) {
-	src, err := migrate.Open(path, nil, migrate.OpenOptions{Options: migrate.Options{Recovery: v2.Recoverable, Vocabulary: line}})
+	src, err := migrate.Open(path, nil, migrate.OpenOptions{Options: migrate.Options{Recovery: v2.Recoverable, Vocabulary: line, ListLifted: true}})
 	if err != nil {
 		return "", nil, lineRefuses(path, err)
 	}

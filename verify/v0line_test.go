@@ -38,7 +38,7 @@ func forkVocabulary(t *testing.T, file string) *vocab.Vocabulary {
 // and what its reader lifted.
 func checkWith(t *testing.T, file string, v *vocab.Vocabulary) ([]Finding, Chain, []lift.Change) {
 	t.Helper()
-	src, err := migrate.Open(file, nil, migrate.OpenOptions{Options: migrate.Options{Vocabulary: v}})
+	src, err := migrate.Open(file, nil, migrate.OpenOptions{Options: migrate.Options{Vocabulary: v, ListLifted: true}})
 	if err != nil {
 		t.Fatalf("open: %v", err)
 	}
@@ -160,7 +160,7 @@ func TestV0LineForkEvent(t *testing.T) {
 	v := forkVocabulary(t, recording).With(&vocab.Declaration{File: "known-event-types.ts", Kind: vocab.FileList,
 		Types: []vocab.Type{{Name: "fork/bookmark"}}})
 
-	src, err := migrate.Open(file, nil, migrate.OpenOptions{Options: migrate.Options{Vocabulary: v}})
+	src, err := migrate.Open(file, nil, migrate.OpenOptions{Options: migrate.Options{Vocabulary: v, ListLifted: true}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,10 +14,12 @@
 // (--vocabulary): its build read them in the format it wrote, and the
 // migrator, which knows only the released types, refuses them.
 //
-// Every change is listed (Changes), with the bytes of what was set aside, so
-// that a judge can say what it accepted and a rescue what it wrote. The
-// Lifter reads one row at a time in file order and holds only what it must
-// put back later (a few values per lifted row) and the list of changes.
+// Every change is counted by rule (Counts), so that a judge can say what it
+// accepted, and, for a rescue that reports what it wrote, listed (Changes),
+// with the bytes of what was set aside. The Lifter reads one row at a time
+// in file order and holds only what it must put back later (the held
+// values of lifted rows, each until it is put back), the counts, and the
+// list when asked for one.
 package lift
 
 import (
@@ -62,12 +64,14 @@ type Change struct {
 	SetAside []byte
 }
 
-// Lifter lifts the rows of one v0 log. Its zero value is not usable; use
-// New.
+// Lifter lifts the rows of one log of an older format. Its zero value is
+// not usable; use New.
 type Lifter struct {
 	format  int            // the log's stored format
 	rules   *vocab.V0Rules // nil: no v0 line's rules
 	vocab   *vocab.Vocabulary
+	counts  Counts
+	list    bool // keep every change, not only the counts
 	changes []Change
 
 	// What the chain cannot carry, to be put back into the v4 events in
@@ -87,41 +91,59 @@ type heldTools struct {
 // New returns a Lifter for a log stored in format (0 to 3) and read by the
 // build whose vocabulary is v. The snapshot form's tools are lifted in a v0
 // or v1 log, the v0 line's rules in a v0 log its build reads, and the
-// events of a fork's own declared types in a log of any older format.
-func New(v *vocab.Vocabulary, format int) *Lifter {
-	l := &Lifter{format: format, vocab: v}
+// events of a fork's own declared types in a log of any older format. With
+// list, the Lifter keeps every change (Changes), which grows with the
+// rows it lifts; else only their Counts.
+func New(v *vocab.Vocabulary, format int, list bool) *Lifter {
+	l := &Lifter{format: format, vocab: v, counts: Counts{}, list: list}
 	if format == 0 {
 		l.rules = v.Build().V0
 	}
 	return l
 }
 
-// Changes returns what was read differently, in file order.
+// Changes returns what was read differently, in file order, when the
+// Lifter keeps them (New's list).
 func (l *Lifter) Changes() []Change { return l.changes }
 
-// Summarize says in a phrase what changes of the given rules there were,
-// such as "1 header without delegationDepth, 2 fork events"; "" when none.
-func Summarize(changes []Change, rules ...string) string {
-	counts := map[string]int{}
-	for _, c := range changes {
-		counts[c.Rule]++
+// note records a change.
+func (l *Lifter) note(c Change) {
+	l.counts[c.Rule]++
+	if l.list {
+		l.changes = append(l.changes, c)
 	}
+}
+
+// Counts returns how many changes each rule made.
+func (l *Lifter) Counts() Counts { return l.counts }
+
+// Counts are how many changes each rule made.
+type Counts map[string]int
+
+// Summary says in a phrase what changes of the given rules there were,
+// such as "1 header without delegationDepth, 2 events of the fork's own
+// types"; "" when none.
+func (counts Counts) Summary(rules ...string) string {
 	var parts []string
 	for _, rule := range rules {
-		if n := counts[rule]; n > 0 {
-			parts = append(parts, fmt.Sprintf("%d %s", n, ruleNouns[rule]))
+		switch n := counts[rule]; n {
+		case 0:
+		case 1:
+			parts = append(parts, "1 "+ruleNouns[rule][0])
+		default:
+			parts = append(parts, fmt.Sprintf("%d %s", n, ruleNouns[rule][1]))
 		}
 	}
 	return strings.Join(parts, ", ")
 }
 
-// ruleNouns name what each rule changes, for Summarize.
-var ruleNouns = map[string]string{
-	RuleDelegationDepth:    "header without delegationDepth",
-	RuleDescriptorVersion:  "descriptor of the line's version",
-	RuleToolResultArtifact: "tool/result artifact set aside",
-	RuleForkEvent:          "event of the fork's own types",
-	RuleSnapshotTools:      "request/header with snapshot-form tools",
+// ruleNouns name what each rule changes, one and many, for Summarize.
+var ruleNouns = map[string][2]string{
+	RuleDelegationDepth:    {"header without delegationDepth", "headers without delegationDepth"},
+	RuleDescriptorVersion:  {"descriptor of the line's version", "descriptors of the line's version"},
+	RuleToolResultArtifact: {"tool/result artifact set aside", "tool/result artifacts set aside"},
+	RuleForkEvent:          {"event of the fork's own types", "events of the fork's own types"},
+	RuleSnapshotTools:      {"request/header with snapshot-form tools", "request/headers with snapshot-form tools"},
 }
 
 // BuildRules are the rules of a build's own reading, all but the snapshot
@@ -133,7 +155,7 @@ func (l *Lifter) Header(hv jsonv.Value) jsonv.Value {
 	if l.rules == nil || !l.rules.OptionalDelegationDepth || hv.Kind() != jsonv.Object || hv.Has("delegationDepth") {
 		return hv
 	}
-	l.changes = append(l.changes, Change{Line: 1, Seq: -1, Rule: RuleDelegationDepth,
+	l.note(Change{Line: 1, Seq: -1, Rule: RuleDelegationDepth,
 		What: "header has no delegationDepth; read as 0, as the v0 line's reader does"})
 	return withDelegationDepth(hv)
 }
@@ -204,7 +226,7 @@ func (l *Lifter) snapshotTools(row jsonv.Value, line int) (jsonv.Value, bool) {
 		return row, false
 	}
 	l.tools = append(l.tools, heldTools{ordinal: ordinal, tools: jsonv.Detach(tools)})
-	l.changes = append(l.changes, Change{Line: line, Seq: seqOf(row), Rule: RuleSnapshotTools,
+	l.note(Change{Line: line, Seq: seqOf(row), Rule: RuleSnapshotTools,
 		What: "request/header tools in snapshot form (" + toolsForm(tools) + ") carried through the migration as written"})
 	return row.With("data", data.With("header", header.Without("tools"))), true
 }
@@ -248,7 +270,7 @@ func (l *Lifter) descriptor(row jsonv.Value, line int) (jsonv.Value, bool) {
 	if !ok || version != l.rules.DescriptorVersion || data.Has("agentReasoningEffort") {
 		return row, false
 	}
-	l.changes = append(l.changes, Change{Line: line, Seq: seqOf(row), Rule: RuleDescriptorVersion,
+	l.note(Change{Line: line, Seq: seqOf(row), Rule: RuleDescriptorVersion,
 		What: fmt.Sprintf("subagent/descriptor payload version %d read as version 3 (the same payload, without the optional agentReasoningEffort)", version)})
 	return row.With("data", data.With("version", jsonv.IntValue(3))), true
 }
@@ -265,7 +287,7 @@ func (l *Lifter) artifact(row jsonv.Value, line int) (jsonv.Value, bool) {
 	if !ok || !artifactShape(artifact) {
 		return row, false
 	}
-	l.changes = append(l.changes, Change{Line: line, Seq: seqOf(row), Rule: RuleToolResultArtifact,
+	l.note(Change{Line: line, Seq: seqOf(row), Rule: RuleToolResultArtifact,
 		What:     "tool/result data.artifact (a spilled output's locator, never model-visible) set aside: no later format holds it",
 		SetAside: artifact.Append(nil)})
 	return row.With("data", data.Without("artifact")), true
@@ -292,7 +314,7 @@ const standInPrefix = "\x00dshlog fork-event stand-in "
 // put back, ignorable, once migrated.
 func (l *Lifter) forkEvent(row jsonv.Value, typ string, line int) jsonv.Value {
 	l.forks = append(l.forks, jsonv.Detach(row))
-	l.changes = append(l.changes, Change{Line: line, Seq: seqOf(row), Rule: RuleForkEvent,
+	l.note(Change{Line: line, Seq: seqOf(row), Rule: RuleForkEvent,
 		What: fmt.Sprintf("event type %q, the fork's own, kept as an ignorable event (today's dsh skips it)", typ)})
 	members := []jsonv.Member{jsonv.M("type", jsonv.StringValue("feedback/record"))}
 	for _, key := range []string{"seq", "time"} {
@@ -325,10 +347,12 @@ func (l *Lifter) PutBack(ev session.Event) session.Event {
 		if len(text) <= len(standInPrefix) || text[:len(standInPrefix)] != standInPrefix {
 			return ev
 		}
-		if _, err := fmt.Sscan(text[len(standInPrefix):], &k); err != nil || k >= len(l.forks) {
+		if _, err := fmt.Sscan(text[len(standInPrefix):], &k); err != nil || k >= len(l.forks) || l.forks[k].IsNull() {
 			return ev
 		}
-		return ignorable(l.forks[k], ev)
+		fork := l.forks[k]
+		l.forks[k] = jsonv.Value{} // put back once; the row is not held further
+		return ignorable(fork, ev)
 	}
 	return ev
 }

@@ -1,6 +1,7 @@
 package lift
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 
@@ -69,7 +70,7 @@ func TestHeader(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			l := New(tt.vocab, 0)
+			l := New(tt.vocab, 0, true)
 			got := l.Header(parse(t, tt.in)).String()
 			want := tt.want
 			if want == "" {
@@ -106,7 +107,7 @@ func runRows(t *testing.T, tests []rowCase) {
 	t.Helper()
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			l := New(tt.vocab, 0)
+			l := New(tt.vocab, 0, true)
 			got, changed := l.Row(parse(t, tt.in), 7)
 			want := tt.want
 			if want == "" {
@@ -206,7 +207,7 @@ func TestForkEvent(t *testing.T) {
 			want: `{"type":"feedback/record","seq":5,"time":9,"data":{"text":"\u0000dshlog fork-event stand-in 0"}}`, rule: RuleForkEvent},
 	})
 
-	l := New(v0Line(), 0)
+	l := New(v0Line(), 0, true)
 	first := `{"type":"` + forkType + `","seq":5,"time":9,"data":{"at":3,"note":"keep"}}`
 	second := `{"type":"` + forkType + `","seq":8,"time":12,"data":{"at":4},"ignorable":true}`
 	var standIns []jsonv.Value
@@ -283,7 +284,7 @@ func TestSnapshotTools(t *testing.T) {
 
 	// Headers 0 and 2 are in snapshot form, header 1 has its schemas: each
 	// form goes back on the request/header of its own ordinal.
-	l := New(v0Line(), 0)
+	l := New(v0Line(), 0, true)
 	rows := []string{header(3, `"{{tools}}"`), `{"type":"turn/start","seq":4,"time":0,"data":{"turn":1}}`, header(6, schemas), header(9, names)}
 	var lifted []jsonv.Value
 	for i, text := range rows {
@@ -327,4 +328,20 @@ func TestOrdinaryRows(t *testing.T) {
 
 func itoa(n int) string {
 	return jsonv.IntValue(int64(n)).String()
+}
+
+// TestCountsWithoutList: a Lifter that does not list keeps only how many
+// changes each rule made, so a judge's memory does not grow with them.
+func TestCountsWithoutList(t *testing.T) {
+	l := New(v0Line(), 0, false)
+	l.Header(parse(t, `{"type":"session","version":0,"id":"s","createdAt":1}`))
+	for i := range 3 {
+		l.Row(parse(t, `{"type":"subagent/descriptor","seq":`+strconv.Itoa(i)+`,"time":1,"data":{"mode":"one-shot","version":2,"provider":"p"}}`), i+2)
+	}
+	if l.Changes() != nil {
+		t.Errorf("changes listed: %+v", l.Changes())
+	}
+	if got, want := l.Counts().Summary(BuildRules...), "1 header without delegationDepth, 3 descriptors of the line's version"; got != want {
+		t.Errorf("summary %q, want %q", got, want)
+	}
 }

@@ -274,7 +274,7 @@ func judge(r *Result, opts Options) {
 	if r.Err != nil {
 		r.Findings = nil
 	}
-	if lifted := lift.Summarize(src.Lifted(), lift.BuildRules...); lifted != "" {
+	if lifted := src.LiftCounts().Summary(lift.BuildRules...); lifted != "" {
 		r.Notes = append(r.Notes, fmt.Sprintf("%s: read as the build that wrote it reads it, where today's migrator refuses: %s", name, lifted))
 	}
 }
