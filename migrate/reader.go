@@ -21,6 +21,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/dshlog/dshlog/codec/v0"
 	"github.com/dshlog/dshlog/codec/v2"
 	"github.com/dshlog/dshlog/jsonl"
 	"github.com/dshlog/dshlog/jsonv"
@@ -84,8 +85,10 @@ type Reader struct {
 	unfinished int
 	cut        int64
 	done       bool
-	rows       int64 // body rows seen, for snapshot restoration
-	text       int64 // bytes of body text read
+	rows       int64 // body rows seen
+	// snapshotSeq is the seq a normalized snapshot's next row is given.
+	snapshotSeq int64
+	text        int64 // bytes of body text read
 	// snapshot is Snapshot as the restore knows it; Next publishes it.
 	snapshot bool
 	// mayRunAhead says Next may run the restore ahead on a goroutine of its
@@ -271,7 +274,7 @@ func (r *Reader) fill() error {
 	r.rows++
 	lifted := false
 	if r.snapshot {
-		row = restoreSnapshotRow(row, r.rows-1, r.restore.Header.CreatedAt)
+		row, r.snapshotSeq = restoreSnapshotRow(row, r.snapshotSeq, r.restore.Header.CreatedAt)
 	}
 	if r.lift != nil {
 		row, lifted = r.lift.Row(row, line.Num)
@@ -404,18 +407,26 @@ func (r *Reader) Issue() error {
 
 // restoreSnapshotRow gives a normalized snapshot row its seq and time back,
 // in the writer's key order: type, seq, time, then the rest as they were.
-func restoreSnapshotRow(row jsonv.Value, seq, createdAt int64) jsonv.Value {
+// A v0 packed row takes seq0 and time0, and a seq for each chunk it packs.
+// It returns the row and the seq of the next one.
+func restoreSnapshotRow(row jsonv.Value, seq, createdAt int64) (jsonv.Value, int64) {
+	seqKey, timeKey, width := "seq", "time", int64(1)
+	if n, packed := v0.PackedWidth(row); packed {
+		seqKey, timeKey, width = "seq0", "time0", n
+	}
 	members := []jsonv.Member{
 		jsonv.M("type", row.Field("type")),
-		jsonv.M("seq", jsonv.IntValue(seq)),
-		jsonv.M("time", jsonv.IntValue(createdAt+seq)),
+		jsonv.M(seqKey, jsonv.IntValue(seq)),
+		jsonv.M(timeKey, jsonv.IntValue(createdAt+seq)),
 	}
 	for _, m := range row.Members() {
-		if m.Key != "type" && m.Key != "seq" && m.Key != "time" {
-			members = append(members, m)
+		switch m.Key {
+		case "type", "seq", "time", "seq0", "time0":
+			continue
 		}
+		members = append(members, m)
 	}
-	return jsonv.ObjectValue(members...)
+	return jsonv.ObjectValue(members...), seq + width
 }
 
 // syntaxColumn returns the 1-based byte column of a JSON syntax error, or 0.
