@@ -21,6 +21,12 @@ type V0Rules struct {
 	// (packages/core/session/src/types.ts, ToolResultArtifact), which the
 	// model never sees.
 	ToolResultArtifact bool
+	// LoadedTools: a tool-result part may carry loadedTools, the deferred
+	// tool schemas a tool search discovered
+	// (packages/core/agent-loop/src/tool-calls.ts, appendToolResult;
+	// ToolExecutionSuccess.loadedTools in packages/core/tools/src/index.ts);
+	// they reach the model through the next request/header's tools.
+	LoadedTools bool
 	// SeriesAfterCompaction is false when the line's writer never opens a
 	// new request series after a compaction (its request/header reasons are
 	// initial, resume and change: RequestHeaderReason in types.ts), so the
@@ -35,11 +41,13 @@ type V0Rules struct {
 
 // V0LineRules are the rules of the v0 line as its public forks have them
 // (toninfo/deepseek-harness @6116156, SparkElf/deepseek-harness-plus
-// @705ae96, KeepLost/harniverse @72b0228).
+// @705ae96, KeepLost/harniverse @72b0228, and loadedTools from
+// BeiKeJieDeLiuLangMao/deepseek-harness-gestalt @0462bca).
 var V0LineRules = &V0Rules{
 	OptionalDelegationDepth: true,
 	DescriptorVersion:       2,
 	ToolResultArtifact:      true,
+	LoadedTools:             true,
 	SeriesAfterCompaction:   false,
 	HeadlessSurface:         true,
 }

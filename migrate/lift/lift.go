@@ -40,6 +40,9 @@ const (
 	RuleDescriptorVersion = "descriptor-version"
 	// RuleToolResultArtifact: a tool/result's data.artifact set aside.
 	RuleToolResultArtifact = "tool-result-artifact"
+	// RuleLoadedTools: the deferred tool schemas of a tool-result part set
+	// aside.
+	RuleLoadedTools = "tool-result-loaded-tools"
 	// RuleForkEvent: an event of a fork's own type kept as an ignorable
 	// event.
 	RuleForkEvent = "fork-event"
@@ -142,13 +145,14 @@ var ruleNouns = map[string][2]string{
 	RuleDelegationDepth:    {"header without delegationDepth", "headers without delegationDepth"},
 	RuleDescriptorVersion:  {"descriptor of the line's version", "descriptors of the line's version"},
 	RuleToolResultArtifact: {"tool/result artifact set aside", "tool/result artifacts set aside"},
+	RuleLoadedTools:        {"tool result's loaded tools set aside", "tool results' loaded tools set aside"},
 	RuleForkEvent:          {"event of the fork's own types", "events of the fork's own types"},
 	RuleSnapshotTools:      {"request/header with snapshot-form tools", "request/headers with snapshot-form tools"},
 }
 
 // BuildRules are the rules of a build's own reading, all but the snapshot
 // form's, which is no build's but dsh's test harness's.
-var BuildRules = []string{RuleDelegationDepth, RuleDescriptorVersion, RuleToolResultArtifact, RuleForkEvent}
+var BuildRules = []string{RuleDelegationDepth, RuleDescriptorVersion, RuleToolResultArtifact, RuleLoadedTools, RuleForkEvent}
 
 // Header lifts a v0 physical header.
 func (l *Lifter) Header(hv jsonv.Value) jsonv.Value {
@@ -195,7 +199,9 @@ func (l *Lifter) Row(row jsonv.Value, line int) (lifted jsonv.Value, changed boo
 		case "subagent/descriptor":
 			return l.descriptor(row, line)
 		case "tool/result":
-			return l.artifact(row, line)
+			row, artifact := l.artifact(row, line)
+			row, loaded := l.loadedTools(row, line)
+			return row, artifact || loaded
 		}
 	}
 	if l.vocab.ForkType(typ, l.format) && !row.Has("surfaceOp") {
@@ -291,6 +297,50 @@ func (l *Lifter) artifact(row jsonv.Value, line int) (jsonv.Value, bool) {
 		What:     "tool/result data.artifact (a spilled output's locator, never model-visible) set aside: no later format holds it",
 		SetAside: artifact.Append(nil)})
 	return row.With("data", data.Without("artifact")), true
+}
+
+// loadedTools sets aside the loadedTools of a tool/result's tool-result
+// parts: the deferred tool schemas a tool search discovered, which reach
+// the model through the next request/header's tools, not through the
+// result, and which no later format holds in a message. A member that is
+// not a list of tool schemas is left for the migrator to refuse.
+func (l *Lifter) loadedTools(row jsonv.Value, line int) (jsonv.Value, bool) {
+	if l.rules == nil || !l.rules.LoadedTools {
+		return row, false
+	}
+	data := row.Field("data")
+	message := data.Field("message")
+	content := message.Field("content")
+	changed := false
+	for i, part := range content.Elements() {
+		tools, ok := part.Get("loadedTools")
+		if !ok || part.Field("type").Text() != "tool-result" || !toolSchemas(tools) {
+			continue
+		}
+		l.note(Change{Line: line, Seq: seqOf(row), Rule: RuleLoadedTools,
+			What:     fmt.Sprintf("tool/result content[%d].loadedTools (%d deferred tool schemas a tool search discovered; they reach the model through the next request/header's tools) set aside: no later format holds them in a message", i, tools.Len()),
+			SetAside: tools.Append(nil)})
+		content = content.WithIndex(i, part.Without("loadedTools"))
+		changed = true
+	}
+	if !changed {
+		return row, false
+	}
+	return row.With("data", data.With("message", message.With("content", content))), true
+}
+
+// toolSchemas reports whether v is a non-empty list of tool schemas, each
+// an object with a string name.
+func toolSchemas(v jsonv.Value) bool {
+	if v.Kind() != jsonv.Array || v.Len() == 0 {
+		return false
+	}
+	for _, tool := range v.Elements() {
+		if _, ok := tool.Field("name").Str(); !ok || tool.Kind() != jsonv.Object {
+			return false
+		}
+	}
+	return true
 }
 
 // artifactShape reports whether v is a ToolResultArtifact of the v0 line:

@@ -187,6 +187,30 @@ func TestToolResultArtifact(t *testing.T) {
 	})
 }
 
+// TestLoadedTools is the loaded-tools rule. Source: BeiKeJieDeLiuLangMao
+// deepseek-harness-gestalt @0462bca packages/core/agent-loop/src/tool-calls.ts
+// appendToolResult (line 280: a successful result's loadedTools on its
+// tool-result part) and packages/core/tools/src/index.ts
+// ToolExecutionSuccess.loadedTools (line 622: "Deferred schemas discovered
+// by this result for subsequent requests").
+func TestLoadedTools(t *testing.T) {
+	const tools = `[{"name":"sdk_deferred_echo","description":"Echo","parameters":{"type":"object"}}]`
+	row := func(part string) string {
+		return `{"type":"tool/result","seq":5,"time":9,"data":{"turn":1,"step":1,"message":{"source":{"kind":"tool","callId":"c"},"content":[` + part + `],"role":"tool"}},"surfaceOp":"append"}`
+	}
+	plain := `{"type":"tool-result","toolCallId":"c","content":[{"type":"text","text":"out"}],"isError":false}`
+	loaded := `{"type":"tool-result","toolCallId":"c","content":[{"type":"text","text":"out"}],"isError":false,"loadedTools":` + tools + `}`
+	runRows(t, []rowCase{
+		{name: "set aside with its bytes", vocab: v0Line(),
+			in: row(loaded), want: row(plain), rule: RuleLoadedTools, setAside: tools},
+		{name: "none", vocab: v0Line(), in: row(plain)},
+		{name: "empty list", vocab: v0Line(), in: row(`{"type":"tool-result","toolCallId":"c","content":[],"loadedTools":[]}`)},
+		{name: "not schemas", vocab: v0Line(), in: row(`{"type":"tool-result","toolCallId":"c","content":[],"loadedTools":["echo"]}`)},
+		{name: "on another part", vocab: v0Line(), in: row(`{"type":"text","text":"x","loadedTools":` + tools + `}`)},
+		{name: "official build reads v0 as history", vocab: official(), in: row(loaded)},
+	})
+}
+
 // TestForkEvent is the fork-event rule. Source: toninfo
 // packages/core/session/src/known-event-types.ts KNOWN_SESSION_EVENT_TYPES
 // (the fork's vocabulary) and types.ts SessionEvent.ignorable (line 426;
