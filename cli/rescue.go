@@ -80,7 +80,13 @@ session.v4.jsonl: session.v4.rescued.jsonl), published as dsh's write open
 publishes a generation: under the session directory's session.lock, staged
 in a private file, synced, then linked into place; an existing file is never
 replaced. --dry-run plans and verifies the result but writes nothing. --json
-prints one JSON object per line: diagnosis findings, steps, and a result.`,
+prints one JSON object per line: diagnosis findings, steps, and a result.
+
+A v0 log's rescue keeps what the log holds: where verify still finds an error
+dsh does not refuse the log for (a writer's guarantee the log broke as its own
+line wrote it, such as a request with no request/header before it), the result
+is written all the same and the errors are listed after it ("still:"; JSON:
+remainingErrors), rather than cutting the history before them.`,
 		Example: `  dshlog rescue ~/.dsh/sessions/--workspace--/ID/session.v4.jsonl
   dshlog rescue --dry-run ~/.dsh/sessions
   dshlog rescue --dry-run --json session.v4.jsonl
@@ -389,16 +395,27 @@ func (p rescuePrinter) step(st rescue.Step) {
 
 func (p rescuePrinter) result(res rescue.Result, target string) error {
 	if p.opts.json {
-		p.json(jsonv.M("kind", jsonv.StringValue("result")), jsonv.M("file", jsonv.StringValue(target)),
+		members := []jsonv.Member{jsonv.M("kind", jsonv.StringValue("result")), jsonv.M("file", jsonv.StringValue(target)),
 			jsonv.M("written", jsonv.BoolValue(!p.opts.dryRun)), jsonv.M("events", jsonv.IntValue(res.Events)),
-			jsonv.M("bytes", jsonv.IntValue(res.Bytes)))
+			jsonv.M("bytes", jsonv.IntValue(res.Bytes))}
+		if len(res.Remaining) > 0 {
+			members = append(members, jsonv.M("remainingErrors", jsonv.IntValue(int64(len(res.Remaining)))))
+		}
+		p.json(members...)
 		return nil
 	}
 	verb := "wrote"
 	if p.opts.dryRun {
 		verb = "would write"
 	}
-	_, err := fmt.Fprintf(p.s.out, "%s %s (%d events, %d bytes); it verifies with no error; %s is unchanged\n",
-		verb, target, res.Events, res.Bytes, p.opts.file)
+	verdict := "it verifies with no error"
+	if len(res.Remaining) > 0 {
+		verdict = fmt.Sprintf("dsh opens it, and verify still finds %d %s the log had as its own line wrote it", len(res.Remaining), plural(len(res.Remaining), "error", "errors"))
+	}
+	_, err := fmt.Fprintf(p.s.out, "%s %s (%d events, %d bytes); %s; %s is unchanged\n",
+		verb, target, res.Events, res.Bytes, verdict, p.opts.file)
+	for _, f := range res.Remaining {
+		fmt.Fprintf(p.s.out, "  still: [%s] %s\n", f.Code, f.Message)
+	}
 	return err
 }

@@ -63,11 +63,15 @@ func Rescue(path, dir string, opts Options) (Result, string, error) {
 	if res.Diagnosis == nil {
 		res.Diagnosis = diagnosis
 	}
-	if len(diagnosis) == 0 {
-		if lifted == nil {
-			res.Healthy = true
-			return res, "", nil
-		}
+	if len(diagnosis) == 0 && lifted == nil {
+		res.Healthy = true
+		return res, "", nil
+	}
+	if lifted != nil && !anyRefusal(diagnosis) {
+		// dsh opens the migration as it is; what verify still finds there
+		// the log had as its own line wrote it, and cutting the history
+		// to pass would lose what the log holds.
+		res.Remaining = diagnosis
 		return liftedResult(res, path, dir, lifted)
 	}
 	header, rows, writers, err := scan(path)
@@ -104,6 +108,16 @@ func Rescue(path, dir string, opts Options) (Result, string, error) {
 	res.Steps = append(lifted, mended...)
 	res.Events, res.Bytes = best.events, best.bytes
 	return res, best.file, nil
+}
+
+// anyRefusal reports whether one of the findings is dsh refusing the log.
+func anyRefusal(findings []verify.Finding) bool {
+	for _, f := range findings {
+		if f.Refuses() {
+			return true
+		}
+	}
+	return false
 }
 
 // liftedResult is the result of a format v0 log whose migration to v4,

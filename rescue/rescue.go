@@ -92,4 +92,9 @@ type Result struct {
 	Bytes  int64
 	// Healthy is true when the source had no error: nothing to rescue.
 	Healthy bool
+	// Remaining are the errors verify still finds in a result that dsh
+	// opens: the writer's guarantees a log of an older format broke as its
+	// own line wrote it, which no rewrite mends without losing what the log
+	// holds (a v4 result has none).
+	Remaining []verify.Finding
 }
