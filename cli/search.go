@@ -172,7 +172,11 @@ func runSearch(opts searchOptions, s *streams) error {
 			last = explainRefusal(r.Err)
 			if len(files) > 1 {
 				w.Flush() // the hits before the note
-				note(s, "%s: not searched: %v", r.Path, errorText(last))
+				if text := errorText(last); strings.HasPrefix(text, r.Path+":") {
+					note(s, "%s; searched no further", text)
+				} else {
+					note(s, "%s: %s; searched no further", r.Path, text)
+				}
 			}
 		}
 		if r.Hits == 0 {
