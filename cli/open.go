@@ -53,6 +53,10 @@ func (e *sessionEvents) each(s *streams, visit func(session.Event) error) error 
 			break
 		}
 		if err != nil {
+			var refusal *session.Refusal
+			if errors.As(err, &refusal) {
+				err = &refusedLog{err: err}
+			}
 			return explainUnknownType(explainRefusal(err), e.Vocabulary())
 		}
 		namedTools = namedTools || ev.Type == "request/header" && toolsWithoutSchemas(ev.Data().Field("header").Field("tools"))
@@ -78,6 +82,15 @@ func (e *sessionEvents) each(s *streams, visit func(session.Event) error) error 
 	}
 	return nil
 }
+
+// refusedLog is dsh's refusal of the whole log, met while reading it: dsh
+// loads nothing of such a log, so a verb prints nothing that reads like a
+// result of it.
+type refusedLog struct{ err error }
+
+func (e *refusedLog) Error() string { return e.err.Error() }
+
+func (e *refusedLog) Unwrap() error { return e.err }
 
 // explainRefusal adds a hint to the refusals a person can act on.
 func explainRefusal(err error) error {

@@ -85,7 +85,10 @@ than one file. With --json (or --format json), each finding is a JSON object
 with the keys file, line, seq, code, severity and message (line and seq null
 when there is none) and hint when the finding has one, and each file ends
 with an object with the keys file, result ("ok", "problems" or
-"unreadable"), errors, warnings, info, baselined and theorem (the request chain, null when the file does not fold to its end).
+"unreadable"), errors, warnings, info, baselined and theorem (the request chain, null when the file does not fold to its end),
+and reason (why) when the file is unreadable. A log dsh refuses (its header
+or a row) is a codec-refused finding, exit 1; a file that cannot be read at
+all, is not a session log or is in a newer format is unreadable, exit 3.
 --format github prints GitHub Actions workflow commands, --junit FILE writes a
 JUnit XML report, and --baseline FILE lets the findings listed in FILE (by
 file, code and seq) pass; --write-baseline FILE writes the current findings

@@ -16,6 +16,7 @@ package migrate
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"path/filepath"
 	"strings"
@@ -23,6 +24,7 @@ import (
 	"github.com/dshlog/dshlog/codec/v2"
 	"github.com/dshlog/dshlog/jsonl"
 	"github.com/dshlog/dshlog/jsonv"
+	"github.com/dshlog/dshlog/migrate/v0line"
 	"github.com/dshlog/dshlog/migrate/v3to4"
 	"github.com/dshlog/dshlog/session"
 	"github.com/dshlog/dshlog/vocab"
@@ -41,6 +43,11 @@ type Options struct {
 	// session, which the v4 restore judges its events by; nil means the
 	// default build's (vocab.Default).
 	Vocabulary *vocab.Vocabulary
+	// AsMigrator reads a v0 or v1 log exactly as dsh's own migrator does,
+	// refusing what it refuses, for a migration dsh would publish. Without
+	// it a log in snapshot form, or of the v0 line when the vocabulary's
+	// build is one, is read as its own build reads it (see v0line).
+	AsMigrator bool
 }
 
 // Reader streams the current-format (v4) events of a session file of any
@@ -57,6 +64,7 @@ type Reader struct {
 	Snapshot bool
 
 	vocab   *vocab.Vocabulary
+	lift    *v0line.Lifter // a v0 or v1 log's rows, lifted to released form
 	lines   *jsonl.Reader
 	ahead   *readAhead // reads and parses lines from lines once the body is read
 	restore *restore
@@ -101,10 +109,17 @@ func startReader(lines *jsonl.Reader, hv jsonv.Value, version int, opts Options)
 	if version == currentVersion {
 		validation = Current
 	}
+	if version <= 1 && !opts.AsMigrator {
+		r.lift = v0line.New(r.vocab)
+		hv = r.lift.Header(hv)
+	}
 	var err error
 	r.restore, err = newCatalog(opts.Children, r.vocab).newRestore(hv, opts.Recovery, validation, r.collect)
 	if err != nil {
 		return nil, lineError(lines, 1, err)
+	}
+	if r.lift != nil {
+		r.restore.putBack = r.lift.PutBack
 	}
 	r.Header = r.restore.Header
 	return r, nil
@@ -128,9 +143,16 @@ func readHeaderLine(lines *jsonl.Reader) (jsonv.Value, int, error) {
 	if hv.Kind() != jsonv.Object {
 		return hv, 0, lineError(lines, 1, session.Plainf("corrupt session log: first line is not a JSON object"))
 	}
+	if typ, ok := hv.Field("type").Str(); ok && typ != "session" {
+		return hv, 0, lineError(lines, 1, fmt.Errorf("not a session log: its first line is not a session header but a %q row (a dsh session log starts with {\"type\":\"session\",\"version\":…})", typ))
+	}
 	version, ok := hv.Field("version").Count()
 	if !ok {
-		return hv, 0, lineError(lines, 1, session.Plainf("corrupt session log: header version is not a non-negative safe integer"))
+		reason := "corrupt session log: header version is not a non-negative safe integer"
+		if !hv.Has("version") {
+			reason += " (the header has no version member)"
+		}
+		return hv, 0, lineError(lines, 1, session.Plainf("%s", reason))
 	}
 	return restoreSnapshotCwd(hv), int(version), nil
 }
@@ -236,10 +258,17 @@ func (r *Reader) fill() error {
 		r.snapshot = true
 	}
 	r.rows++
+	lifted := false
+	if r.snapshot {
+		row = restoreSnapshotRow(row, r.rows-1, r.restore.Header.CreatedAt)
+	}
+	if r.lift != nil {
+		row, lifted = r.lift.Row(row, line.Num)
+	}
 	switch {
-	case r.snapshot:
+	case r.snapshot || lifted:
 		// The checks made ahead were of the row as stored.
-		err = r.restore.decodeRow(restoreSnapshotRow(row, r.rows-1, r.restore.Header.CreatedAt))
+		err = r.restore.decodeRow(row)
 	case line.checked:
 		err = r.restore.decodeChecked(row, line.check)
 	default:
@@ -303,6 +332,16 @@ func (r *Reader) closeLines() {
 
 // Cut returns the inherited event count; valid after Next returned io.EOF.
 func (r *Reader) Cut() int64 { return r.cut }
+
+// Lifted returns what was read differently from today's official
+// migrator (a v0 log in snapshot form, or of the v0 line read as its build
+// reads it), in file order; complete after Next returned io.EOF.
+func (r *Reader) Lifted() []v0line.Change {
+	if r.lift == nil {
+		return nil
+	}
+	return r.lift.Changes()
+}
 
 // Vocabulary returns the event vocabulary the session is judged by.
 func (r *Reader) Vocabulary() *vocab.Vocabulary { return r.vocab }

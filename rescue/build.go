@@ -17,6 +17,7 @@ import (
 	"github.com/dshlog/dshlog/migrate"
 	"github.com/dshlog/dshlog/session"
 	"github.com/dshlog/dshlog/verify"
+	"github.com/dshlog/dshlog/vocab"
 )
 
 // wallClock is the time dsh stamps a live append with, in milliseconds.
@@ -38,14 +39,36 @@ type Options struct {
 // publishes or removes it. A healthy source gets no file (Result.Healthy).
 func Rescue(path, dir string, opts Options) (Result, string, error) {
 	var res Result
+	var lifted []Step
+	if readsV0AsLine(path) {
+		var line *vocab.Vocabulary
+		line, opts.Read.Vocabulary = lineAndToday(opts.Read.Vocabulary)
+		diagnosis, err := errorsOf(path, opts.Read)
+		if err != nil || len(diagnosis) == 0 {
+			res.Diagnosis, res.Healthy = diagnosis, err == nil
+			return res, "", err
+		}
+		res.Diagnosis = diagnosis
+		migrated, steps, err := liftToV4(path, dir, line)
+		if err != nil {
+			return res, "", err
+		}
+		defer os.Remove(migrated)
+		path, lifted = migrated, steps
+	}
 	diagnosis, err := errorsOf(path, opts.Read)
 	if err != nil {
 		return res, "", err
 	}
-	res.Diagnosis = diagnosis
+	if res.Diagnosis == nil {
+		res.Diagnosis = diagnosis
+	}
 	if len(diagnosis) == 0 {
-		res.Healthy = true
-		return res, "", nil
+		if lifted == nil {
+			res.Healthy = true
+			return res, "", nil
+		}
+		return liftedResult(res, path, dir, lifted)
 	}
 	header, rows, writers, err := scan(path)
 	if err != nil {
@@ -72,9 +95,55 @@ func Rescue(path, dir string, opts Options) (Result, string, error) {
 			os.Remove(a.file)
 		}
 	}
-	res.Steps = append(setAside(rows, best.kept, writers), best.steps...)
+	res.Steps = append(append(lifted, setAside(rows, best.kept, writers)...), best.steps...)
 	res.Events, res.Bytes = best.events, best.bytes
 	return res, best.file, nil
+}
+
+// liftedResult is the result of a format v0 log whose migration to v4,
+// read as its own line reads it, today's dsh opens as it is: the migrated
+// file, moved to a staging file of its own.
+func liftedResult(res Result, migrated, dir string, steps []Step) (Result, string, error) {
+	f, err := os.CreateTemp(dir, ".rescue-*.jsonl.tmp")
+	if err != nil {
+		return res, "", err
+	}
+	f.Close()
+	if err := os.Rename(migrated, f.Name()); err != nil {
+		os.Remove(f.Name())
+		return res, "", err
+	}
+	info, err := os.Stat(f.Name())
+	if err != nil {
+		os.Remove(f.Name())
+		return res, "", err
+	}
+	events, err := countRows(f.Name())
+	if err != nil {
+		os.Remove(f.Name())
+		return res, "", err
+	}
+	res.Steps, res.Events, res.Bytes = steps, events, info.Size()
+	return res, f.Name(), nil
+}
+
+// countRows counts the event rows of a log: its lines after the header.
+func countRows(path string) (int64, error) {
+	text, err := migrate.OpenText(path, nil)
+	if err != nil {
+		return 0, err
+	}
+	defer text.Close()
+	lines := jsonl.NewReader(text, path)
+	n := int64(-1)
+	for {
+		if _, err := lines.Next(); err == io.EOF {
+			return max(n, 0), nil
+		} else if err != nil {
+			return 0, err
+		}
+		n++
+	}
 }
 
 // attempt is a verified candidate for one writer's history.

@@ -70,6 +70,12 @@ type Step struct {
 	Type string
 	// Detail says why, or what changed, in words.
 	Detail string
+	// Rule names the rule of the log's own line a lift step read the row
+	// by (see migrate/v0line), "" for other steps.
+	Rule string
+	// SetAside is the JSON, as written, of a member that today's format
+	// cannot hold and the step set aside; nil when none.
+	SetAside []byte
 }
 
 // Result says what a rescue found and did.

@@ -168,8 +168,9 @@ func usageOf(v jsonv.Value) (Usage, bool) {
 }
 
 // Collect reads the session file at path and returns its statistics. A log
-// dsh refuses is counted up to the refusal (Complete false, Problem set);
-// the error is for a file that cannot be opened or read. A historical log's
+// dsh refuses is counted up to the refusal (Complete false, Problem set;
+// nothing is counted of one whose header it refuses); the error is for a
+// file that cannot be opened or read. A historical log's
 // subagent children are found as dsh finds them.
 func Collect(path string) (Session, error) {
 	return collect(path, migrate.OpenOptions{})
@@ -188,6 +189,10 @@ func collect(path string, opts migrate.OpenOptions) (Session, error) {
 	open := func(path string) (*migrate.Source, error) { return migrate.Open(path, nil, opts) }
 	s := Session{Path: path, Complete: true, Tools: []Tool{}, Models: []Model{}, Breaks: []Break{}}
 	src, err := open(path)
+	if refused, ok := migrate.HeaderRefusal(err); ok {
+		s.Complete, s.Problem = false, refused.Text()
+		return s, nil
+	}
 	if err != nil {
 		return s, err
 	}

@@ -25,6 +25,7 @@ import (
 	"github.com/dshlog/dshlog/migrate"
 	"github.com/dshlog/dshlog/store"
 	"github.com/dshlog/dshlog/verify"
+	"github.com/dshlog/dshlog/vocab"
 )
 
 // Stdin is the input that names standard input.
@@ -238,10 +239,25 @@ func Judge(t Target, opts Options) Result {
 		r.Err = t.Err
 		return r
 	}
+	judge(&r, opts)
+	if refused := refusal(r); refused != nil && t.Path != Stdin && readsV0AsHistory(opts.Open.Vocabulary) {
+		pointToV0Line(r.Path, refused, opts)
+	}
+	return r
+}
+
+// judge reads and judges r's file into r. A header dsh refuses is a
+// finding like any other refusal: the file was read, and dsh refuses it.
+func judge(r *Result, opts Options) {
+	t := r.Target
 	src, err := migrate.Open(t.Path, opts.Stdin, opts.Open)
+	if refused, ok := migrate.HeaderRefusal(err); ok {
+		r.Findings = []verify.Finding{{Code: verify.CodeCodecRefused, Severity: verify.Error, Seq: -1, Line: 1, Message: refused.Text()}}
+		return
+	}
 	if err != nil {
 		r.Err = err
-		return r
+		return
 	}
 	defer src.Close()
 	name := DisplayName(t.Path)
@@ -254,7 +270,43 @@ func Judge(t Target, opts Options) Result {
 	if r.Err != nil {
 		r.Findings = nil
 	}
-	return r
+}
+
+// readsV0AsHistory reports whether the vocabulary's build (nil: the
+// default) reads format v0 only as history, through today's migrator.
+func readsV0AsHistory(v *vocab.Vocabulary) bool {
+	return v == nil || v.Build().V0 == nil
+}
+
+// refusal returns r's finding that says dsh refuses the log, or that its
+// request chain breaks unexplained, if any: what the v0 line may read
+// otherwise.
+func refusal(r Result) *verify.Finding {
+	for i, f := range r.Findings {
+		switch f.Code {
+		case verify.CodeCodecRefused, verify.CodeUnknownEventType, verify.CodeNotExtending:
+			return &r.Findings[i]
+		}
+	}
+	return nil
+}
+
+// pointToV0Line judges a refused file again as the v0 line reads it and,
+// when that build reads it clean, gives the refusal a hint naming both ways
+// out: judging it as its build does, and a rescue for today's dsh.
+func pointToV0Line(path string, refused *verify.Finding, opts Options) {
+	again := Result{Target: Target{Path: path}, SourceVersion: -1}
+	opts.Open.Vocabulary = vocab.V0Line.Vocabulary()
+	judge(&again, opts)
+	if again.Err != nil || again.SourceVersion != 0 {
+		return
+	}
+	for _, f := range again.Findings {
+		if f.Severity == verify.Error {
+			return
+		}
+	}
+	refused.Hint = "the v0 line (the pre-v1 dsh most forks still run, whose current format is v0) reads this log: judge it as its build does with --dsh v0-line or the fork's --vocabulary packages/core/session/src/known-event-types.ts; dshlog rescue writes a v4 log today's dsh opens"
 }
 
 // DisplayName is the name a file is reported under: its path, or

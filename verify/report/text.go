@@ -131,6 +131,7 @@ var markerNames = map[verify.Marker]string{
 	verify.MarkerHeader:  "the header",
 	verify.MarkerEndSeed: "the session/end-seed",
 	verify.MarkerFork:    "the fork boundary",
+	verify.MarkerBracket: "the compaction bracket closed",
 }
 
 func orNone(excerpt string) string {

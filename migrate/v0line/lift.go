@@ -1,0 +1,313 @@
+// Package v0line reads a format v0 log the way the build that wrote it
+// does, ahead of today's official migrator: it lifts each row that the
+// build's own reader accepts but released v0 refuses into its released form,
+// so that the official v0→v1→…→v4 chain can carry it, and puts back, in the
+// migrated v4 events, what the chain could not carry.
+//
+// Two kinds of log need it. Every v0 log in dsh's normalized snapshot form
+// gives a request/header's tools as "{{tools}}" or as tool names, which a v4
+// log in that form may too (the snapshot rules hold in every format). And
+// the logs of the v0 line, the pre-v1 dsh that most forks still track, whose
+// build (vocab.V0Rules) reads a header without delegationDepth,
+// subagent/descriptor payload version 2, a tool/result's data.artifact and
+// the fork's own event types.
+//
+// Every change is listed (Changes), with the bytes of what was set aside, so
+// that a judge can say what it accepted and a rescue what it wrote. The
+// Lifter reads one row at a time in file order and holds only what it must
+// put back later (a few values per lifted row) and the list of changes.
+package v0line
+
+import (
+	"fmt"
+
+	"github.com/dshlog/dshlog/jsonv"
+	"github.com/dshlog/dshlog/session"
+	"github.com/dshlog/dshlog/vocab"
+)
+
+// The rules a Change is made by, stable for programs.
+const (
+	// RuleDelegationDepth: a header without delegationDepth read as 0.
+	RuleDelegationDepth = "header-delegation-depth"
+	// RuleDescriptorVersion: a subagent/descriptor of the line's version
+	// read as version 3.
+	RuleDescriptorVersion = "descriptor-version"
+	// RuleToolResultArtifact: a tool/result's data.artifact set aside.
+	RuleToolResultArtifact = "tool-result-artifact"
+	// RuleForkEvent: an event of a fork's own type kept as an ignorable
+	// event.
+	RuleForkEvent = "fork-event"
+	// RuleSnapshotTools: a request/header's tools in snapshot form carried
+	// around the migration.
+	RuleSnapshotTools = "snapshot-tools"
+)
+
+// Change is one thing the Lifter read differently from today's official
+// migrator.
+type Change struct {
+	// Line is the file line of the row (1 for the header).
+	Line int
+	// Seq is the row's seq in the file, or -1 for the header.
+	Seq int64
+	// Rule is one of the Rule constants.
+	Rule string
+	// What says what was read, and how, in a sentence.
+	What string
+	// SetAside is the JSON of a member that the current format cannot
+	// hold, as written, when the change set one aside.
+	SetAside []byte
+}
+
+// Lifter lifts the rows of one v0 log. Its zero value is not usable; use
+// New.
+type Lifter struct {
+	rules   *vocab.V0Rules // nil: snapshot form only
+	vocab   *vocab.Vocabulary
+	changes []Change
+
+	// What the chain cannot carry, to be put back into the v4 events in
+	// order: the tools of the n-th request/header, and the fork events
+	// that feedback/record stand-ins hold the place of.
+	headers    int64 // request/header rows lifted so far
+	tools      []heldTools
+	putHeaders int64 // request/header events put back so far
+	forks      []jsonv.Value
+}
+
+type heldTools struct {
+	ordinal int64 // which request/header, counting from 0
+	tools   jsonv.Value
+}
+
+// New returns a Lifter for a log read by the build whose vocabulary is v.
+// A build without v0 rules (today's dsh) lifts the snapshot form only.
+func New(v *vocab.Vocabulary) *Lifter {
+	return &Lifter{rules: v.Build().V0, vocab: v}
+}
+
+// Changes returns what was read differently, in file order.
+func (l *Lifter) Changes() []Change { return l.changes }
+
+// Header lifts a v0 physical header.
+func (l *Lifter) Header(hv jsonv.Value) jsonv.Value {
+	if l.rules == nil || !l.rules.OptionalDelegationDepth || hv.Kind() != jsonv.Object || hv.Has("delegationDepth") {
+		return hv
+	}
+	l.changes = append(l.changes, Change{Line: 1, Seq: -1, Rule: RuleDelegationDepth,
+		What: "header has no delegationDepth; read as 0, as the v0 line's reader does"})
+	return withDelegationDepth(hv)
+}
+
+// withDelegationDepth adds delegationDepth 0 where dsh's writer puts it:
+// after every member but agentPreset.
+func withDelegationDepth(hv jsonv.Value) jsonv.Value {
+	members := make([]jsonv.Member, 0, hv.Len()+1)
+	placed := false
+	for _, m := range hv.Members() {
+		if m.Key == "agentPreset" && !placed {
+			members = append(members, jsonv.M("delegationDepth", jsonv.IntValue(0)))
+			placed = true
+		}
+		members = append(members, m)
+	}
+	if !placed {
+		members = append(members, jsonv.M("delegationDepth", jsonv.IntValue(0)))
+	}
+	return jsonv.ObjectValue(members...)
+}
+
+// Row lifts one body row, read from file line line; changed says whether
+// the row returned differs from the one given.
+func (l *Lifter) Row(row jsonv.Value, line int) (lifted jsonv.Value, changed bool) {
+	if row.Kind() != jsonv.Object {
+		return row, false
+	}
+	typ, ok := row.Field("type").Str()
+	if !ok {
+		return row, false
+	}
+	switch typ {
+	case "request/header":
+		return l.snapshotTools(row, line)
+	case "subagent/descriptor":
+		return l.descriptor(row, line)
+	case "tool/result":
+		return l.artifact(row, line)
+	}
+	if l.rules != nil && l.vocab.ForkType(typ) && !row.Has("surfaceOp") {
+		return l.forkEvent(row, typ, line), true
+	}
+	return row, false
+}
+
+// seqOf is a row's seq for a change, -1 when it has none that counts.
+func seqOf(row jsonv.Value) int64 {
+	seq, ok := row.Field("seq").Count()
+	if !ok {
+		return -1
+	}
+	return seq
+}
+
+// snapshotTools takes a request/header's tools in snapshot form ("{{tools}}"
+// or a list of names) out of the row, to be put back once migrated: the
+// released v0 rules want tool schemas, the v4 codec accepts either form.
+func (l *Lifter) snapshotTools(row jsonv.Value, line int) (jsonv.Value, bool) {
+	ordinal := l.headers
+	l.headers++
+	data := row.Field("data")
+	header := data.Field("header")
+	tools, ok := header.Get("tools")
+	if !ok || !SnapshotToolsForm(tools) {
+		return row, false
+	}
+	l.tools = append(l.tools, heldTools{ordinal: ordinal, tools: jsonv.Detach(tools)})
+	l.changes = append(l.changes, Change{Line: line, Seq: seqOf(row), Rule: RuleSnapshotTools,
+		What: "request/header tools in snapshot form (" + toolsForm(tools) + ") carried through the migration as written"})
+	return row.With("data", data.With("header", header.Without("tools"))), true
+}
+
+// SnapshotToolsForm reports whether a request/header's tools are in dsh's
+// normalized snapshot form: the "{{tools}}" placeholder or a non-empty list
+// of tool names.
+func SnapshotToolsForm(tools jsonv.Value) bool {
+	switch tools.Kind() {
+	case jsonv.String:
+		return tools.Text() == "{{tools}}"
+	case jsonv.Array:
+		if tools.Len() == 0 {
+			return false
+		}
+		for _, t := range tools.Elements() {
+			if t.Kind() != jsonv.String {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+func toolsForm(tools jsonv.Value) string {
+	if tools.Kind() == jsonv.String {
+		return `"{{tools}}"`
+	}
+	return fmt.Sprintf("%d tool names", tools.Len())
+}
+
+// descriptor reads a subagent/descriptor of the line's own payload version
+// as version 3, which it is but for the optional agentReasoningEffort.
+func (l *Lifter) descriptor(row jsonv.Value, line int) (jsonv.Value, bool) {
+	if l.rules == nil || l.rules.DescriptorVersion == 0 {
+		return row, false
+	}
+	data := row.Field("data")
+	version, ok := data.Field("version").Count()
+	if !ok || version != l.rules.DescriptorVersion || data.Has("agentReasoningEffort") {
+		return row, false
+	}
+	l.changes = append(l.changes, Change{Line: line, Seq: seqOf(row), Rule: RuleDescriptorVersion,
+		What: fmt.Sprintf("subagent/descriptor payload version %d read as version 3 (the same payload, without the optional agentReasoningEffort)", version)})
+	return row.With("data", data.With("version", jsonv.IntValue(3))), true
+}
+
+// artifact sets aside a tool/result's data.artifact, the locator of a
+// spilled output, which no later format holds and the model never sees. A
+// member not of the line's shape is left for the migrator to refuse.
+func (l *Lifter) artifact(row jsonv.Value, line int) (jsonv.Value, bool) {
+	if l.rules == nil || !l.rules.ToolResultArtifact {
+		return row, false
+	}
+	data := row.Field("data")
+	artifact, ok := data.Get("artifact")
+	if !ok || !artifactShape(artifact) {
+		return row, false
+	}
+	l.changes = append(l.changes, Change{Line: line, Seq: seqOf(row), Rule: RuleToolResultArtifact,
+		What:     "tool/result data.artifact (a spilled output's locator, never model-visible) set aside: no later format holds it",
+		SetAside: artifact.Append(nil)})
+	return row.With("data", data.Without("artifact")), true
+}
+
+// artifactShape reports whether v is a ToolResultArtifact of the v0 line:
+// exactly {kind: "full-result", locator: string, bytes: a count}.
+func artifactShape(v jsonv.Value) bool {
+	if v.Kind() != jsonv.Object || v.Len() != 3 {
+		return false
+	}
+	_, locator := v.Field("locator").Str()
+	_, bytes := v.Field("bytes").Count()
+	return v.Field("kind").Text() == "full-result" && v.Field("kind").Kind() == jsonv.String && locator && bytes
+}
+
+// standInPrefix starts the text of the feedback/record that holds a fork
+// event's place through the chain; the NUL keeps it from any text a log
+// holds.
+const standInPrefix = "\x00dshlog v0-line stand-in "
+
+// forkEvent puts a log-only feedback/record in the place of an event of a
+// fork's own type, which no migration stage knows, and holds the event to
+// put back, ignorable, once migrated.
+func (l *Lifter) forkEvent(row jsonv.Value, typ string, line int) jsonv.Value {
+	l.forks = append(l.forks, jsonv.Detach(row))
+	l.changes = append(l.changes, Change{Line: line, Seq: seqOf(row), Rule: RuleForkEvent,
+		What: fmt.Sprintf("event type %q, the fork's own, kept as an ignorable event (today's dsh skips it)", typ)})
+	members := []jsonv.Member{jsonv.M("type", jsonv.StringValue("feedback/record"))}
+	for _, key := range []string{"seq", "time"} {
+		if v, ok := row.Get(key); ok {
+			members = append(members, jsonv.M(key, v))
+		}
+	}
+	text := fmt.Sprintf("%s%d", standInPrefix, len(l.forks)-1)
+	members = append(members, jsonv.M("data", jsonv.ObjectValue(jsonv.M("text", jsonv.StringValue(text)))))
+	return jsonv.ObjectValue(members...)
+}
+
+// PutBack returns a migrated v4 event with what the chain could not carry
+// put back; it must see every migrated event, in order.
+func (l *Lifter) PutBack(ev session.Event) session.Event {
+	switch ev.Type {
+	case "request/header":
+		ordinal := l.putHeaders
+		l.putHeaders++
+		if len(l.tools) == 0 || l.tools[0].ordinal != ordinal {
+			return ev
+		}
+		tools := l.tools[0].tools
+		l.tools = l.tools[1:]
+		data := ev.Data()
+		return ev.WithData(data.With("header", data.Field("header").With("tools", tools)))
+	case "feedback/record":
+		var k int
+		text := ev.Data().Field("text").Text()
+		if len(text) <= len(standInPrefix) || text[:len(standInPrefix)] != standInPrefix {
+			return ev
+		}
+		if _, err := fmt.Sscan(text[len(standInPrefix):], &k); err != nil || k >= len(l.forks) {
+			return ev
+		}
+		return ignorable(l.forks[k], ev)
+	}
+	return ev
+}
+
+// ignorable is the fork event row as the current format keeps an event of
+// a type it does not know: its own type and data, the migrated seq and
+// time, and dsh's skip marker.
+func ignorable(row jsonv.Value, at session.Event) session.Event {
+	members := []jsonv.Member{
+		jsonv.M("type", row.Field("type")),
+		jsonv.M("seq", jsonv.IntValue(at.Seq)),
+		jsonv.M("time", jsonv.IntValue(at.Time)),
+	}
+	for _, m := range row.Members() {
+		switch m.Key {
+		case "type", "seq", "time", "ignorable":
+			continue
+		}
+		members = append(members, m)
+	}
+	members = append(members, jsonv.M("ignorable", jsonv.BoolValue(true)))
+	return session.Event{Type: row.Field("type").Text(), Seq: at.Seq, Time: at.Time, Row: jsonv.ObjectValue(members...)}
+}
