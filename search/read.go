@@ -49,6 +49,7 @@ func (s *Searcher) scan(path string, r *Result) (header jsonv.Value, skipped boo
 	}
 	defer text.Close()
 	blocks := newBlockReader(text)
+	defer blocks.release()
 	block, err := blocks.next()
 	if err != nil {
 		return jsonv.Value{}, false, readError(path, err)
@@ -124,8 +125,21 @@ type blockReader struct {
 	eof        bool
 }
 
+// blockBuffers keeps the buffers of finished scans for the next: a store
+// of small files costs one buffer per worker, not one per file.
+var blockBuffers = sync.Pool{New: func() any { buf := make([]byte, blockSize); return &buf }}
+
 func newBlockReader(r io.Reader) *blockReader {
-	return &blockReader{r: r, buf: make([]byte, blockSize)}
+	return &blockReader{r: r, buf: *blockBuffers.Get().(*[]byte)}
+}
+
+// release hands the buffer back for another scan, unless a long line grew
+// it.
+func (b *blockReader) release() {
+	if buf := b.buf; len(buf) == blockSize {
+		blockBuffers.Put(&buf)
+	}
+	b.buf = nil
 }
 
 // next returns the next block, valid until the next call, or io.EOF.
