@@ -20,6 +20,7 @@ type exportOptions struct {
 	format    string
 	output    string
 	maxOutput int
+	vocab     vocabularyFlags
 }
 
 func init() { addVerb(newExportCommand) }
@@ -71,6 +72,7 @@ when it is the session itself or is named like a session log.`,
 	flags.StringVar(&opts.format, "format", "", "md or html (required)")
 	flags.StringVarP(&opts.output, "output", "o", "", "write to this file instead of standard output")
 	flags.IntVar(&opts.maxOutput, "max-output", 4000, "characters of a tool output or folded message shown before it is cut")
+	addVocabularyFlags(flags, &opts.vocab)
 	return cmd
 }
 
@@ -84,7 +86,11 @@ func runExport(opts exportOptions, s *streams) error {
 	if err := checkExportTarget(opts.file, opts.output); err != nil {
 		return err
 	}
-	events, err := openSession(opts.file, s, migrate.Options{Recovery: v2.Recoverable})
+	vocabulary, err := opts.vocab.resolve()
+	if err != nil {
+		return err
+	}
+	events, err := openSession(opts.file, s, migrate.Options{Recovery: v2.Recoverable, Vocabulary: vocabulary})
 	if err != nil {
 		return err
 	}

@@ -344,6 +344,9 @@ func (p rescuePrinter) step(st rescue.Step) {
 		if st.SetAside != nil {
 			members = append(members, jsonv.M("setAside", jsonv.StringValue(string(st.SetAside))))
 		}
+		if st.Migrated {
+			members = append(members, jsonv.M("migrated", jsonv.BoolValue(true)))
+		}
 		p.json(members...)
 		return
 	}
@@ -351,7 +354,11 @@ func (p rescuePrinter) step(st rescue.Step) {
 	fmt.Fprintf(&b, "  %-9s ", stepVerbs[st.Kind])
 	switch {
 	case st.Kind == rescue.StepSetAside:
-		fmt.Fprintf(&b, "line %d (%d bytes", st.Line, st.Bytes)
+		fmt.Fprintf(&b, "line %d", st.Line)
+		if st.Migrated {
+			b.WriteString(" of the migrated log")
+		}
+		fmt.Fprintf(&b, " (%d bytes", st.Bytes)
 		if st.Seq >= 0 {
 			fmt.Fprintf(&b, ", seq %d", st.Seq)
 		}
@@ -359,6 +366,8 @@ func (p rescuePrinter) step(st rescue.Step) {
 			fmt.Fprintf(&b, ", %s", st.Type)
 		}
 		b.WriteString(")")
+	case st.Kind == rescue.StepCut && st.Migrated:
+		fmt.Fprintf(&b, "at seq %d of the migrated log", st.Seq)
 	case st.Kind == rescue.StepCut:
 		fmt.Fprintf(&b, "at seq %d (line %d)", st.Seq, st.Line)
 	case st.Kind == rescue.StepLift && st.Seq < 0:

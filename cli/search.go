@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -15,7 +14,6 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/mattn/go-isatty"
 	"github.com/spf13/cobra"
 
 	"github.com/dshlog/dshlog/codec/v4"
@@ -274,12 +272,6 @@ func useColor(when string, terminal bool, noColor string) (bool, error) {
 		return terminal && noColor == "", nil
 	}
 	return false, usageErrorf("--color %q: not auto, always or never", when)
-}
-
-// isTerminal reports whether w is a terminal.
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	return ok && (isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd()))
 }
 
 // searchFiles lists the files to search: the inputs, or the store, each

@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
-	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -210,17 +209,6 @@ func TestUseColor(t *testing.T) {
 	}
 	if _, err := useColor("sometimes", true, ""); ExitCode(err) != ExitUsage {
 		t.Errorf("--color sometimes: %v, want a usage error", err)
-	}
-	if isTerminal(&bytes.Buffer{}) {
-		t.Errorf("a buffer is a terminal")
-	}
-	devNull, err := os.Open(os.DevNull)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer devNull.Close()
-	if isTerminal(devNull) {
-		t.Errorf("%s is a terminal", os.DevNull)
 	}
 }
 

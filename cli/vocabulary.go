@@ -204,6 +204,11 @@ func runVocabulary(opts vocabularyOptions, s *streams) error {
 	if _, err := fmt.Fprintf(s.out, "dsh %s: %d event types\n", v.Build().Name, v.Len()); err != nil {
 		return err
 	}
+	if v.Build().V0 != nil {
+		if _, err := fmt.Fprintf(s.out, "(format v0 is its own: a log's rows are read by the released v0 rules and the line's own, then judged as the v4 types below, which they become once migrated in memory)\n"); err != nil {
+			return err
+		}
+	}
 	return writeTable(s.out, []string{"TYPE", "KIND", "PAYLOAD", "FROM"}, []bool{false, false, false, false}, rows)
 }
 

@@ -173,7 +173,7 @@ type restore struct {
 	sourceCut      int64
 	entry          stage.Emit // where decoded items go
 	// putBack, when set, restores in each current event what the chain
-	// could not carry (see v0line), before the artifact check sees it.
+	// could not carry (see migrate/lift), before the artifact check sees it.
 	putBack func(session.Event) session.Event
 }
 

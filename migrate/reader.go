@@ -24,7 +24,7 @@ import (
 	"github.com/dshlog/dshlog/codec/v2"
 	"github.com/dshlog/dshlog/jsonl"
 	"github.com/dshlog/dshlog/jsonv"
-	"github.com/dshlog/dshlog/migrate/v0line"
+	"github.com/dshlog/dshlog/migrate/lift"
 	"github.com/dshlog/dshlog/migrate/v3to4"
 	"github.com/dshlog/dshlog/session"
 	"github.com/dshlog/dshlog/vocab"
@@ -43,10 +43,11 @@ type Options struct {
 	// session, which the v4 restore judges its events by; nil means the
 	// default build's (vocab.Default).
 	Vocabulary *vocab.Vocabulary
-	// AsMigrator reads a v0 or v1 log exactly as dsh's own migrator does,
+	// AsMigrator reads an older log exactly as dsh's own migrator does,
 	// refusing what it refuses, for a migration dsh would publish. Without
-	// it a log in snapshot form, or of the v0 line when the vocabulary's
-	// build is one, is read as its own build reads it (see v0line).
+	// it a log in snapshot form, of the v0 line when the vocabulary's build
+	// is one, or holding types the vocabulary declares, is read as its own
+	// build reads it (see migrate/lift).
 	AsMigrator bool
 }
 
@@ -64,7 +65,7 @@ type Reader struct {
 	Snapshot bool
 
 	vocab   *vocab.Vocabulary
-	lift    *v0line.Lifter // a v0 or v1 log's rows, lifted to released form
+	lift    *lift.Lifter // an older log's rows, lifted to released form
 	lines   *jsonl.Reader
 	ahead   *readAhead // reads and parses lines from lines once the body is read
 	restore *restore
@@ -72,10 +73,15 @@ type Reader struct {
 	next    int   // index of the next pending event to hand out
 	issue   error // the first unparsable row, fatal if a turn/end follows
 	torn    bool
-	cut     int64
-	done    bool
-	rows    int64 // body rows seen, for snapshot restoration
-	text    int64 // bytes of body text read
+	// live says lines arrive as a writer appends them (OpenOptions.Growing):
+	// each is decoded as it comes, and a last line without its newline is
+	// unfinished, its unfinished bytes, rather than torn.
+	live       bool
+	unfinished int
+	cut        int64
+	done       bool
+	rows       int64 // body rows seen, for snapshot restoration
+	text       int64 // bytes of body text read
 	// snapshot is Snapshot as the restore knows it; Next publishes it.
 	snapshot bool
 	// mayRunAhead says Next may run the restore ahead on a goroutine of its
@@ -109,8 +115,8 @@ func startReader(lines *jsonl.Reader, hv jsonv.Value, version int, opts Options)
 	if version == currentVersion {
 		validation = Current
 	}
-	if version <= 1 && !opts.AsMigrator {
-		r.lift = v0line.New(r.vocab)
+	if version < currentVersion && !opts.AsMigrator {
+		r.lift = lift.New(r.vocab, version)
 		hv = r.lift.Header(hv)
 	}
 	var err error
@@ -225,15 +231,16 @@ func (r *Reader) nextInline() (session.Event, error) {
 // of dsh's JSONL row reader: a torn last line is dropped, an unparsable row
 // withholds every later one and is fatal if a turn/end follows.
 func (r *Reader) fill() error {
-	if r.ahead == nil {
-		r.ahead = startReadAhead(r.lines, r.restore.warmRow(), r.restore.checkRow())
-	}
-	line, err := r.ahead.line()
+	line, err := r.nextLine()
 	if err == io.EOF {
 		return r.finish()
 	}
 	if err != nil {
 		return err
+	}
+	if line.Torn && r.live {
+		r.unfinished = len(line.Text)
+		return r.finish()
 	}
 	if line.Torn {
 		r.torn = true
@@ -278,6 +285,24 @@ func (r *Reader) fill() error {
 		return lineError(r.lines, line.Num, err)
 	}
 	return nil
+}
+
+// nextLine returns the next line and its parse: read and parsed ahead, or,
+// for a live reader, which must decode each row as soon as its line
+// arrives, read and parsed now.
+func (r *Reader) nextLine() (parsedLine, error) {
+	if r.live {
+		line, err := r.lines.Next()
+		if err != nil || line.Torn {
+			return parsedLine{Line: line}, err
+		}
+		row, err := jsonv.Parse(line.Text)
+		return parsedLine{Line: line, row: row, err: err}, nil
+	}
+	if r.ahead == nil {
+		r.ahead = startReadAhead(r.lines, r.restore.warmRow(), r.restore.checkRow())
+	}
+	return r.ahead.line()
 }
 
 func (r *Reader) finish() error {
@@ -334,9 +359,9 @@ func (r *Reader) closeLines() {
 func (r *Reader) Cut() int64 { return r.cut }
 
 // Lifted returns what was read differently from today's official
-// migrator (a v0 log in snapshot form, or of the v0 line read as its build
-// reads it), in file order; complete after Next returned io.EOF.
-func (r *Reader) Lifted() []v0line.Change {
+// migrator (see migrate/lift), in file order; complete after Next returned
+// io.EOF.
+func (r *Reader) Lifted() []lift.Change {
 	if r.lift == nil {
 		return nil
 	}
@@ -349,6 +374,11 @@ func (r *Reader) Vocabulary() *vocab.Vocabulary { return r.vocab }
 // TornTail reports whether a torn last line was dropped; valid after Next
 // returned io.EOF.
 func (r *Reader) TornTail() bool { return r.torn }
+
+// Unfinished returns the bytes of a last line a live reader left unread
+// because its newline had not come when the appends stopped (0 when none);
+// valid after Next returned io.EOF.
+func (r *Reader) Unfinished() int { return r.unfinished }
 
 // Issue returns the problem that made recovery drop the rows after it, if
 // any; valid after Next returned io.EOF.

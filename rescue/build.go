@@ -95,7 +95,13 @@ func Rescue(path, dir string, opts Options) (Result, string, error) {
 			os.Remove(a.file)
 		}
 	}
-	res.Steps = append(append(lifted, setAside(rows, best.kept, writers)...), best.steps...)
+	mended := append(setAside(rows, best.kept, writers), best.steps...)
+	if lifted != nil {
+		for i := range mended {
+			mended[i].Migrated = true
+		}
+	}
+	res.Steps = append(lifted, mended...)
 	res.Events, res.Bytes = best.events, best.bytes
 	return res, best.file, nil
 }
@@ -485,6 +491,9 @@ func closerDetail(ev session.Event) string {
 func errorsOf(path string, read migrate.Options) ([]verify.Finding, error) {
 	src, err := migrate.Open(path, nil, migrate.OpenOptions{Options: read, AnyZstdFraming: true})
 	var refusal *session.Refusal
+	if header, ok := migrate.HeaderRefusal(err); ok {
+		return []verify.Finding{{Code: verify.CodeCodecRefused, Severity: verify.Error, Seq: -1, Line: 1, Message: header.Text()}}, nil
+	}
 	switch {
 	case errors.As(err, &refusal):
 		return []verify.Finding{{Code: verify.CodeCodecRefused, Severity: verify.Error, Seq: -1, Message: refusal.Text()}}, nil

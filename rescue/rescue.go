@@ -71,11 +71,14 @@ type Step struct {
 	// Detail says why, or what changed, in words.
 	Detail string
 	// Rule names the rule of the log's own line a lift step read the row
-	// by (see migrate/v0line), "" for other steps.
+	// by (see migrate/lift), "" for other steps.
 	Rule string
 	// SetAside is the JSON, as written, of a member that today's format
 	// cannot hold and the step set aside; nil when none.
 	SetAside []byte
+	// Migrated is true for a step taken on the v4 migration of an older
+	// source, whose Line is a line of that migration, not of the source.
+	Migrated bool
 }
 
 // Result says what a rescue found and did.

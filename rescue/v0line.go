@@ -20,7 +20,7 @@ import (
 // Step kinds of a format v0 log brought to today's dsh.
 const (
 	// StepLift: a row the build that wrote the log reads differently from
-	// today's migrator (see migrate/v0line), read as that build reads it.
+	// today's migrator (see migrate/lift), read as that build reads it.
 	StepLift = "lift"
 	// StepSeries: a series header added where a compaction broke the
 	// request chain and the log's writer opened no new series (the v0

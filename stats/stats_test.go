@@ -11,7 +11,7 @@ import (
 
 func collect(t *testing.T, path string) stats.Session {
 	t.Helper()
-	s, err := stats.Collect(filepath.Join("..", "testdata", path))
+	s, err := stats.Collect(filepath.Join("..", "testdata", path), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,7 +114,7 @@ func TestEveryCorpusSession(t *testing.T) {
 	}, nil)
 	unopened := map[string]bool{"version-5-header": true} // a newer format: no log this line judges
 	for _, l := range logs {
-		s, err := stats.Collect(l.Path)
+		s, err := stats.Collect(l.Path, nil)
 		if err != nil {
 			if !unopened[filepath.Base(filepath.Dir(l.Path))] {
 				t.Errorf("%s: %v", l.Path, err)

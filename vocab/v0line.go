@@ -26,6 +26,11 @@ type V0Rules struct {
 	// initial, resume and change: RequestHeaderReason in types.ts), so the
 	// compaction bracket itself explains the break in the request chain.
 	SeriesAfterCompaction bool
+	// HeadlessSurface: a session's surface may begin before its first
+	// step with no system head (packages/core/session/src/surface.ts
+	// derives messages from the surface alone; the system prompt is the
+	// request header's), as the web app's recordings do.
+	HeadlessSurface bool
 }
 
 // V0LineRules are the rules of the v0 line as its public forks have them
@@ -36,6 +41,7 @@ var V0LineRules = &V0Rules{
 	DescriptorVersion:       2,
 	ToolResultArtifact:      true,
 	SeriesAfterCompaction:   false,
+	HeadlessSurface:         true,
 }
 
 // releasedV0Types are the event types of released format v0 (dsh's frozen
@@ -66,11 +72,17 @@ var releasedV0Types = map[string]bool{
 // format v0.
 func IsReleasedV0Type(name string) bool { return releasedV0Types[name] }
 
-// ForkType reports whether a v0 log's event type name is one a fork of the
-// v0 line declared for itself (in the vocabulary, outside released v0),
-// which the build reads and today's dsh keeps only as an ignorable event.
-func (v *Vocabulary) ForkType(name string) bool {
-	return v.build.V0 != nil && !releasedV0Types[name] && v.types[name] != nil && !v.types[name].Derivable
+// ForkType reports whether an event type name of a log stored in an older
+// format is one a fork declared for itself: a type the vocabulary knows only
+// from a declaration file, which the format itself lacks (for v0 and v1, a
+// type outside released v0). The fork's build of that format read such an
+// event; today's dsh keeps it only as an ignorable event.
+func (v *Vocabulary) ForkType(name string, format int) bool {
+	t := v.types[name]
+	if t == nil || t.Derivable {
+		return false
+	}
+	return format > 1 || !releasedV0Types[name]
 }
 
 // Line is the format a declaration's build writes, told by the types it

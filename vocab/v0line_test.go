@@ -151,18 +151,32 @@ func TestWithOnV0Line(t *testing.T) {
 		{"fork/undeclared", false},   // declared by no one
 		{"system/message", false},    // a v4 type
 	} {
-		if got := v.ForkType(tt.name); got != tt.fork {
+		if got := v.ForkType(tt.name, 0); got != tt.fork {
 			t.Errorf("ForkType(%q) = %v, want %v", tt.name, got, tt.fork)
 		}
 	}
 
 	// Today's dsh has no v0 line: the same declarations add every type they
-	// name that it does not know, and none is a fork type.
+	// name that it does not know. The fork's own type is one in a log of
+	// any older format; a released v0 type is one only in a v2 or v3 log,
+	// which lacks it.
 	official := Default().With(fork).With(own)
 	if !official.Has("assistant/chunk") || !official.Has("fork/bookmark") {
 		t.Error("the official build did not add the declared types")
 	}
-	if official.ForkType("fork/bookmark") {
-		t.Error("a fork type on the official build")
+	for _, tt := range []struct {
+		name   string
+		format int
+		fork   bool
+	}{
+		{"fork/bookmark", 0, true},
+		{"fork/bookmark", 3, true},
+		{"assistant/chunk", 0, false},
+		{"assistant/chunk", 2, true},
+		{"system/message", 3, false},
+	} {
+		if got := official.ForkType(tt.name, tt.format); got != tt.fork {
+			t.Errorf("official: ForkType(%q, v%d) = %v, want %v", tt.name, tt.format, got, tt.fork)
+		}
 	}
 }

@@ -23,6 +23,7 @@ import (
 	"sync"
 
 	"github.com/dshlog/dshlog/migrate"
+	"github.com/dshlog/dshlog/migrate/lift"
 	"github.com/dshlog/dshlog/store"
 	"github.com/dshlog/dshlog/verify"
 	"github.com/dshlog/dshlog/vocab"
@@ -252,6 +253,9 @@ func judge(r *Result, opts Options) {
 	t := r.Target
 	src, err := migrate.Open(t.Path, opts.Stdin, opts.Open)
 	if refused, ok := migrate.HeaderRefusal(err); ok {
+		if version, ok := migrate.StoredVersion(t.Path); ok && t.Path != Stdin {
+			r.SourceVersion = version
+		}
 		r.Findings = []verify.Finding{{Code: verify.CodeCodecRefused, Severity: verify.Error, Seq: -1, Line: 1, Message: refused.Text()}}
 		return
 	}
@@ -269,6 +273,9 @@ func judge(r *Result, opts Options) {
 	r.Chain, r.Err = verify.Check(src.Reader, func(f verify.Finding) { r.Findings = append(r.Findings, f) })
 	if r.Err != nil {
 		r.Findings = nil
+	}
+	if lifted := lift.Summarize(src.Lifted(), lift.BuildRules...); lifted != "" {
+		r.Notes = append(r.Notes, fmt.Sprintf("%s: read as the build that wrote it reads it, where today's migrator refuses: %s", name, lifted))
 	}
 }
 

@@ -50,6 +50,11 @@ func (j *JSON) File(f File) error {
 // Summary writes nothing: the files' objects say it all.
 func (j *JSON) Summary(*Summary) error { return nil }
 
+// Finding writes one finding as it is found.
+func (j *JSON) Finding(file string, f verify.Finding) error {
+	return writeAll(j.w, AppendFindingJSON(nil, file, f))
+}
+
 // AppendFindingJSON appends a finding as a JSON object and a newline.
 func AppendFindingJSON(b []byte, file string, f verify.Finding) []byte {
 	b = append(b, `{"file":`...)

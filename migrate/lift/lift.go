@@ -1,25 +1,28 @@
-// Package v0line reads a format v0 log the way the build that wrote it
-// does, ahead of today's official migrator: it lifts each row that the
-// build's own reader accepts but released v0 refuses into its released form,
-// so that the official v0→v1→…→v4 chain can carry it, and puts back, in the
-// migrated v4 events, what the chain could not carry.
+// Package lift reads a log of an older format (v0 to v3) the way the build
+// that wrote it does, ahead of today's official migrator: it lifts each row
+// that the build's own reader accepts but the released format refuses into
+// its released form, so that the official chain (v0→v1→…→v4) can carry it,
+// and puts back, in the migrated v4 events, what the chain could not carry.
 //
-// Two kinds of log need it. Every v0 log in dsh's normalized snapshot form
-// gives a request/header's tools as "{{tools}}" or as tool names, which a v4
-// log in that form may too (the snapshot rules hold in every format). And
-// the logs of the v0 line, the pre-v1 dsh that most forks still track, whose
+// Three kinds of log need it. Every v0 log in dsh's normalized snapshot
+// form gives a request/header's tools as "{{tools}}" or as tool names, which
+// a v4 log in that form may too (the snapshot rules hold in every format).
+// The logs of the v0 line, the pre-v1 dsh that most forks still track, whose
 // build (vocab.V0Rules) reads a header without delegationDepth,
-// subagent/descriptor payload version 2, a tool/result's data.artifact and
-// the fork's own event types.
+// subagent/descriptor payload version 2 and a tool/result's data.artifact.
+// And the logs of any fork that declares event types of its own
+// (--vocabulary): its build read them in the format it wrote, and the
+// migrator, which knows only the released types, refuses them.
 //
 // Every change is listed (Changes), with the bytes of what was set aside, so
 // that a judge can say what it accepted and a rescue what it wrote. The
 // Lifter reads one row at a time in file order and holds only what it must
 // put back later (a few values per lifted row) and the list of changes.
-package v0line
+package lift
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/dshlog/dshlog/jsonv"
 	"github.com/dshlog/dshlog/session"
@@ -62,7 +65,8 @@ type Change struct {
 // Lifter lifts the rows of one v0 log. Its zero value is not usable; use
 // New.
 type Lifter struct {
-	rules   *vocab.V0Rules // nil: snapshot form only
+	format  int            // the log's stored format
+	rules   *vocab.V0Rules // nil: no v0 line's rules
 	vocab   *vocab.Vocabulary
 	changes []Change
 
@@ -80,14 +84,49 @@ type heldTools struct {
 	tools   jsonv.Value
 }
 
-// New returns a Lifter for a log read by the build whose vocabulary is v.
-// A build without v0 rules (today's dsh) lifts the snapshot form only.
-func New(v *vocab.Vocabulary) *Lifter {
-	return &Lifter{rules: v.Build().V0, vocab: v}
+// New returns a Lifter for a log stored in format (0 to 3) and read by the
+// build whose vocabulary is v. The snapshot form's tools are lifted in a v0
+// or v1 log, the v0 line's rules in a v0 log its build reads, and the
+// events of a fork's own declared types in a log of any older format.
+func New(v *vocab.Vocabulary, format int) *Lifter {
+	l := &Lifter{format: format, vocab: v}
+	if format == 0 {
+		l.rules = v.Build().V0
+	}
+	return l
 }
 
 // Changes returns what was read differently, in file order.
 func (l *Lifter) Changes() []Change { return l.changes }
+
+// Summarize says in a phrase what changes of the given rules there were,
+// such as "1 header without delegationDepth, 2 fork events"; "" when none.
+func Summarize(changes []Change, rules ...string) string {
+	counts := map[string]int{}
+	for _, c := range changes {
+		counts[c.Rule]++
+	}
+	var parts []string
+	for _, rule := range rules {
+		if n := counts[rule]; n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n, ruleNouns[rule]))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// ruleNouns name what each rule changes, for Summarize.
+var ruleNouns = map[string]string{
+	RuleDelegationDepth:    "header without delegationDepth",
+	RuleDescriptorVersion:  "descriptor of the line's version",
+	RuleToolResultArtifact: "tool/result artifact set aside",
+	RuleForkEvent:          "event of the fork's own types",
+	RuleSnapshotTools:      "request/header with snapshot-form tools",
+}
+
+// BuildRules are the rules of a build's own reading, all but the snapshot
+// form's, which is no build's but dsh's test harness's.
+var BuildRules = []string{RuleDelegationDepth, RuleDescriptorVersion, RuleToolResultArtifact, RuleForkEvent}
 
 // Header lifts a v0 physical header.
 func (l *Lifter) Header(hv jsonv.Value) jsonv.Value {
@@ -127,15 +166,17 @@ func (l *Lifter) Row(row jsonv.Value, line int) (lifted jsonv.Value, changed boo
 	if !ok {
 		return row, false
 	}
-	switch typ {
-	case "request/header":
-		return l.snapshotTools(row, line)
-	case "subagent/descriptor":
-		return l.descriptor(row, line)
-	case "tool/result":
-		return l.artifact(row, line)
+	if l.format <= 1 {
+		switch typ {
+		case "request/header":
+			return l.snapshotTools(row, line)
+		case "subagent/descriptor":
+			return l.descriptor(row, line)
+		case "tool/result":
+			return l.artifact(row, line)
+		}
 	}
-	if l.rules != nil && l.vocab.ForkType(typ) && !row.Has("surfaceOp") {
+	if l.vocab.ForkType(typ, l.format) && !row.Has("surfaceOp") {
 		return l.forkEvent(row, typ, line), true
 	}
 	return row, false
@@ -244,7 +285,7 @@ func artifactShape(v jsonv.Value) bool {
 // standInPrefix starts the text of the feedback/record that holds a fork
 // event's place through the chain; the NUL keeps it from any text a log
 // holds.
-const standInPrefix = "\x00dshlog v0-line stand-in "
+const standInPrefix = "\x00dshlog fork-event stand-in "
 
 // forkEvent puts a log-only feedback/record in the place of an event of a
 // fork's own type, which no migration stage knows, and holds the event to

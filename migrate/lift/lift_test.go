@@ -1,4 +1,4 @@
-package v0line
+package lift
 
 import (
 	"strings"
@@ -69,7 +69,7 @@ func TestHeader(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			l := New(tt.vocab)
+			l := New(tt.vocab, 0)
 			got := l.Header(parse(t, tt.in)).String()
 			want := tt.want
 			if want == "" {
@@ -106,7 +106,7 @@ func runRows(t *testing.T, tests []rowCase) {
 	t.Helper()
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			l := New(tt.vocab)
+			l := New(tt.vocab, 0)
 			got, changed := l.Row(parse(t, tt.in), 7)
 			want := tt.want
 			if want == "" {
@@ -199,11 +199,14 @@ func TestForkEvent(t *testing.T) {
 			in: `{"type":"fork/undeclared","seq":5,"time":9,"data":{}}`},
 		{name: "fork type on the surface, left for the migrator to refuse", vocab: v0Line(),
 			in: `{"type":"` + forkType + `","seq":5,"time":9,"data":{},"surfaceOp":"append"}`},
+		// A declaration applies to a log of any older format, whatever the
+		// build: the fork's build of that format wrote the event.
 		{name: "fork type with the official build", vocab: official(),
-			in: `{"type":"` + forkType + `","seq":5,"time":9,"data":{"at":3}}`},
+			in:   `{"type":"` + forkType + `","seq":5,"time":9,"data":{"at":3}}`,
+			want: `{"type":"feedback/record","seq":5,"time":9,"data":{"text":"\u0000dshlog fork-event stand-in 0"}}`, rule: RuleForkEvent},
 	})
 
-	l := New(v0Line())
+	l := New(v0Line(), 0)
 	first := `{"type":"` + forkType + `","seq":5,"time":9,"data":{"at":3,"note":"keep"}}`
 	second := `{"type":"` + forkType + `","seq":8,"time":12,"data":{"at":4},"ignorable":true}`
 	var standIns []jsonv.Value
@@ -280,7 +283,7 @@ func TestSnapshotTools(t *testing.T) {
 
 	// Headers 0 and 2 are in snapshot form, header 1 has its schemas: each
 	// form goes back on the request/header of its own ordinal.
-	l := New(v0Line())
+	l := New(v0Line(), 0)
 	rows := []string{header(3, `"{{tools}}"`), `{"type":"turn/start","seq":4,"time":0,"data":{"turn":1}}`, header(6, schemas), header(9, names)}
 	var lifted []jsonv.Value
 	for i, text := range rows {
