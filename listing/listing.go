@@ -102,7 +102,7 @@ func summarize(l store.Log, children []string, childrenKnown bool) (Summary, err
 	if id, ok := store.DecodeSegment(filepath.Base(filepath.Dir(l.Path))); ok {
 		s.ID = id
 	}
-	s.Project = projectOf(l.Path)
+	s.Project = ProjectOf(l.Path)
 	src, err := migrate.Open(l.Path, nil, migrate.OpenOptions{
 		Options:        migrate.Options{Recovery: v2.Recoverable},
 		AnyZstdFraming: true,
@@ -183,11 +183,11 @@ func (s *Summary) refuse(err error) {
 	s.State, s.Problem = Refused, err.Error()
 }
 
-// projectOf decodes the name of the dsh project directory that holds the
+// ProjectOf decodes the name of the dsh project directory that holds the
 // session directory of the log at path: "--<projectKey(cwd)>--" gives the
 // key (separators show as "-": the key cannot tell "/" from ":"), "_no-cwd"
 // gives "". A directory not named like one gives "".
-func projectOf(path string) string {
+func ProjectOf(path string) string {
 	name := filepath.Base(filepath.Dir(filepath.Dir(path)))
 	key, prefixed := strings.CutPrefix(name, "--")
 	key, suffixed := strings.CutSuffix(key, "--")
