@@ -88,7 +88,10 @@ type Reader struct {
 	rows       int64 // body rows seen
 	// snapshotSeq is the seq a normalized snapshot's next row is given.
 	snapshotSeq int64
-	text        int64 // bytes of body text read
+	// chunksOnly says every body row so far of a v0 or v1 log is a stream
+	// chunk: a provider's recording, not a session, if it stays so.
+	chunksOnly bool
+	text       int64 // bytes of body text read
 	// snapshot is Snapshot as the restore knows it; Next publishes it.
 	snapshot bool
 	// mayRunAhead says Next may run the restore ahead on a goroutine of its
@@ -114,7 +117,7 @@ func startReader(lines *jsonl.Reader, hv jsonv.Value, version int, opts Options)
 	if named, ok := GenerationOf(filepath.Base(lines.Name())); ok && named != version {
 		return nil, lineError(lines, 1, session.Plainf("resolved JSONL source filename identifies v%d, but its header identifies v%d", named, version))
 	}
-	r := &Reader{lines: lines, SourceVersion: version, vocab: opts.Vocabulary}
+	r := &Reader{lines: lines, SourceVersion: version, vocab: opts.Vocabulary, chunksOnly: version <= 1}
 	if r.vocab == nil {
 		r.vocab = vocab.Default()
 	}
@@ -138,6 +141,11 @@ func startReader(lines *jsonl.Reader, hv jsonv.Value, version int, opts Options)
 	return r, nil
 }
 
+// ErrNotSessionLog is why a file that holds no dsh session is refused: its
+// first line is not a session header, or its rows are a provider's recorded
+// stream alone. It is not dsh refusing a log but a file of another kind.
+var ErrNotSessionLog = errors.New("not a session log")
+
 // readHeaderLine reads and parses the first line with the JSONL backend's
 // own checks and messages, and returns it with its version.
 func readHeaderLine(lines *jsonl.Reader) (jsonv.Value, int, error) {
@@ -157,7 +165,7 @@ func readHeaderLine(lines *jsonl.Reader) (jsonv.Value, int, error) {
 		return hv, 0, lineError(lines, 1, session.Plainf("corrupt session log: first line is not a JSON object"))
 	}
 	if typ, ok := hv.Field("type").Str(); ok && typ != "session" {
-		return hv, 0, lineError(lines, 1, fmt.Errorf("not a session log: its first line is not a session header but a %q row (a dsh session log starts with {\"type\":\"session\",\"version\":…})", typ))
+		return hv, 0, lineError(lines, 1, fmt.Errorf("%w: its first line is not a session header but a %q row (a dsh session log starts with {\"type\":\"session\",\"version\":…})", ErrNotSessionLog, typ))
 	}
 	version, ok := hv.Field("version").Count()
 	if !ok {
@@ -276,6 +284,9 @@ func (r *Reader) fill() error {
 	if r.snapshot {
 		row, r.snapshotSeq = restoreSnapshotRow(row, r.snapshotSeq, r.restore.Header.CreatedAt)
 	}
+	if r.chunksOnly && !isChunkRow(row) {
+		r.chunksOnly = false
+	}
 	if r.lift != nil {
 		row, lifted = r.lift.Row(row, line.Num)
 	}
@@ -314,6 +325,9 @@ func (r *Reader) nextLine() (parsedLine, error) {
 
 func (r *Reader) finish() error {
 	r.done = true
+	if r.chunksOnly && r.rows > 0 {
+		return lineError(r.lines, 0, fmt.Errorf("%w: its %d rows are all assistant/chunk rows, a provider's recorded stream with no turn, step or message of a session", ErrNotSessionLog, r.rows))
+	}
 	cut, err := r.restore.finish()
 	if err != nil {
 		return lineError(r.lines, 0, err)
@@ -403,6 +417,15 @@ func (r *Reader) Issue() error {
 		return r.issue
 	}
 	return r.restore.decoder.Issue()
+}
+
+// isChunkRow reports whether a v0 or v1 row is a provider's stream chunk:
+// an assistant/chunk event or a packed chunk row.
+func isChunkRow(row jsonv.Value) bool {
+	if _, packed := v0.PackedWidth(row); packed {
+		return true
+	}
+	return row.Field("type").Text() == "assistant/chunk"
 }
 
 // restoreSnapshotRow gives a normalized snapshot row its seq and time back,

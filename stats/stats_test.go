@@ -112,7 +112,9 @@ func TestEveryCorpusSession(t *testing.T) {
 		logs = append(logs, d.Current()...)
 		return nil
 	}, nil)
-	unopened := map[string]bool{"version-5-header": true} // a newer format: no log this line judges
+	// A newer format, which no build of this line reads, and a file of
+	// provider recordings, which holds no session.
+	unopened := map[string]bool{"version-5-header": true, "changanhua-ralph-loop": true}
 	for _, l := range logs {
 		s, err := stats.Collect(l.Path, nil)
 		if err != nil {

@@ -12,6 +12,7 @@ package batch
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"hash/fnv"
 	"io"
@@ -242,7 +243,14 @@ func Judge(t Target, opts Options) Result {
 	}
 	judge(&r, opts)
 	if refused := refusal(r); refused != nil && t.Path != Stdin && readsV0AsHistory(opts.Open.Vocabulary) {
-		pointToV0Line(r.Path, refused, opts)
+		again := judgeAsV0Line(r.Path, opts)
+		switch {
+		case errors.Is(again.Err, migrate.ErrNotSessionLog):
+			// Behind the header today's dsh refuses, no session at all.
+			r.Findings, r.Err = nil, again.Err
+		case again.Err == nil && again.SourceVersion == 0 && !hasError(again.Findings):
+			refused.Hint = v0LineHint
+		}
 	}
 	return r
 }
@@ -298,23 +306,27 @@ func refusal(r Result) *verify.Finding {
 	return nil
 }
 
-// pointToV0Line judges a refused file again as the v0 line reads it and,
-// when that build reads it clean, gives the refusal a hint naming both ways
-// out: judging it as its build does, and a rescue for today's dsh.
-func pointToV0Line(path string, refused *verify.Finding, opts Options) {
+// judgeAsV0Line judges the file at path again as the v0 line reads it.
+func judgeAsV0Line(path string, opts Options) Result {
 	again := Result{Target: Target{Path: path}, SourceVersion: -1}
 	opts.Open.Vocabulary = vocab.V0Line.Vocabulary()
 	judge(&again, opts)
-	if again.Err != nil || again.SourceVersion != 0 {
-		return
-	}
-	for _, f := range again.Findings {
+	return again
+}
+
+// hasError reports whether one of the findings is an error.
+func hasError(findings []verify.Finding) bool {
+	for _, f := range findings {
 		if f.Severity == verify.Error {
-			return
+			return true
 		}
 	}
-	refused.Hint = "the v0 line (the pre-v1 dsh most forks still run, whose current format is v0) reads this log: judge it as its build does with --dsh v0-line or the fork's --vocabulary packages/core/session/src/known-event-types.ts; dshlog rescue writes a v4 log today's dsh opens"
+	return false
 }
+
+// v0LineHint is what a log today's dsh refuses and the v0 line reads clean
+// is told: both ways out.
+const v0LineHint = "the v0 line (the pre-v1 dsh most forks still run, whose current format is v0) reads this log: judge it as its build does with --dsh v0-line or the fork's --vocabulary packages/core/session/src/known-event-types.ts; dshlog rescue writes a v4 log today's dsh opens"
 
 // DisplayName is the name a file is reported under: its path, or
 // "<stdin>" for "-".
