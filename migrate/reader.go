@@ -300,9 +300,35 @@ func (r *Reader) fill() error {
 		err = r.restore.decodeRow(row)
 	}
 	if err != nil {
-		return lineError(r.lines, line.Num, err)
+		return rowError(row, lineError(r.lines, line.Num, err))
 	}
 	return nil
+}
+
+// RowError is an error (located in the file) met while the row of seq Seq
+// was decoded: the event
+// a refusal's message names, as "<type> <seq>", is that row's in all but the
+// rarest case (a stage refusing an earlier event on seeing a later one).
+type RowError struct {
+	Seq int64
+	Err error
+}
+
+func (e *RowError) Error() string { return e.Err.Error() }
+
+func (e *RowError) Unwrap() error { return e.Err }
+
+// rowError wraps err with the seq of the row it was met at, when the row
+// states one (seq, or seq0 for a packed row).
+func rowError(row jsonv.Value, err error) error {
+	seq, ok := row.Field("seq").Count()
+	if !ok {
+		seq, ok = row.Field("seq0").Count()
+	}
+	if !ok {
+		return err
+	}
+	return &RowError{Seq: seq, Err: err}
 }
 
 // nextLine returns the next line and its parse: read and parsed ahead, or,

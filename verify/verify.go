@@ -193,6 +193,10 @@ func (j *judge) codecFinding(code string, err error, seq int64) error {
 	case atRow:
 		f.Line = located.Line
 	}
+	var row *migrate.RowError
+	if f.Seq < 0 && errors.As(err, &row) {
+		f.Seq = row.Seq
+	}
 	j.report(f)
 	j.loading = false
 	return nil
