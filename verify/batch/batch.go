@@ -248,7 +248,7 @@ func Judge(t Target, opts Options) Result {
 		case errors.Is(again.Err, migrate.ErrNotSessionLog):
 			// Behind the header today's dsh refuses, no session at all.
 			r.Findings, r.Err = nil, again.Err
-		case again.Err == nil && again.SourceVersion == 0 && !hasError(again.Findings):
+		case again.Err == nil && again.SourceVersion == 0 && !refuses(again.Findings):
 			refused.Hint = v0LineHint
 		}
 	}
@@ -314,10 +314,12 @@ func judgeAsV0Line(path string, opts Options) Result {
 	return again
 }
 
-// hasError reports whether one of the findings is an error.
-func hasError(findings []verify.Finding) bool {
+// refuses reports whether one of the findings is dsh refusing the log, or
+// the request chain breaking unexplained: what the v0 line would not read
+// as written.
+func refuses(findings []verify.Finding) bool {
 	for _, f := range findings {
-		if f.Severity == verify.Error {
+		if f.Refuses() || f.Code == verify.CodeNotExtending {
 			return true
 		}
 	}
