@@ -61,7 +61,7 @@ func corpusLogs(t *testing.T) []store.Log {
 func TestExportEveryCorpusSession(t *testing.T) {
 	for _, l := range corpusLogs(t) {
 		t.Run(l.Path, func(t *testing.T) {
-			summary, err := listing.Summarize(l)
+			summary, err := listing.Summarize(l, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -267,7 +267,7 @@ func TestHTMLInBrowser(t *testing.T) {
 				l = store.Log{Version: 4}
 			}
 			l.Path = path
-			summary, err := listing.Summarize(l)
+			summary, err := listing.Summarize(l, nil)
 			if err != nil || summary.State == listing.Refused {
 				t.Fatalf("%v %s", err, summary.Problem)
 			}
