@@ -34,6 +34,7 @@ type searchOptions struct {
 	allGenerations bool
 	jobs           int
 	color          string
+	vocab          vocabularyFlags
 }
 
 func init() { addVerb(newSearchCommand) }
@@ -129,6 +130,7 @@ stderr; the other files are still searched).`,
 	flags.BoolVar(&opts.allGenerations, "all-generations", false, "in a walked directory, search every generation, not only the one dsh would open")
 	flags.IntVarP(&opts.jobs, "jobs", "j", 0, "search `N` files in parallel (0: one per CPU)")
 	flags.StringVar(&opts.color, "color", "auto", "color the matches: `WHEN` is auto (on a terminal, unless NO_COLOR is set), always or never")
+	addVocabularyFlags(flags, &opts.vocab)
 	return cmd
 }
 
@@ -141,6 +143,9 @@ func runSearch(opts searchOptions, s *streams) error {
 		return err
 	}
 	opts.query.FirstOnly = opts.list
+	if opts.query.Vocabulary, err = opts.vocab.resolve(); err != nil {
+		return err
+	}
 	searcher, err := search.New(opts.query)
 	if err != nil {
 		return usageErrorf("pattern %q: %v", opts.query.Pattern, err)

@@ -248,7 +248,7 @@ func rowType(line []byte) (typ string, ok bool) {
 // older format migrated to v4 in memory, as dsh reads it.
 func (s *Searcher) migrated(f File, r *Result, hit func(Hit)) {
 	src, err := migrate.Open(f.Path, nil, migrate.OpenOptions{
-		Options:        migrate.Options{Recovery: v2.Recoverable},
+		Options:        migrate.Options{Recovery: v2.Recoverable, Vocabulary: s.q.Vocabulary},
 		AnyZstdFraming: true,
 		ChildFiles:     f.Children,
 		ChildFilesOnly: f.ChildrenKnown,

@@ -27,6 +27,7 @@ import (
 
 	"github.com/dshlog/dshlog/jsonv"
 	"github.com/dshlog/dshlog/session"
+	"github.com/dshlog/dshlog/vocab"
 )
 
 // Query says what to look for and where.
@@ -52,6 +53,9 @@ type Query struct {
 	// FirstOnly stops reading a file at its first hit: enough to list the
 	// sessions that have one.
 	FirstOnly bool
+	// Vocabulary is the dsh build an older log is read as written by (nil:
+	// the default build), as every reading verb takes it.
+	Vocabulary *vocab.Vocabulary
 }
 
 // The fields of an event that are searched.
