@@ -43,6 +43,9 @@ const (
 	// RuleLoadedTools: the deferred tool schemas of a tool-result part set
 	// aside.
 	RuleLoadedTools = "tool-result-loaded-tools"
+	// RuleHeadlessPrompt: the system prompt of a session whose surface
+	// began before its first step set aside.
+	RuleHeadlessPrompt = "headless-system-prompt"
 	// RuleForkEvent: an event of a fork's own type kept as an ignorable
 	// event.
 	RuleForkEvent = "fork-event"
@@ -80,6 +83,10 @@ type Lifter struct {
 	// What the chain cannot carry, to be put back into the v4 events in
 	// order: the tools of the n-th request/header, and the fork events
 	// that feedback/record stand-ins hold the place of.
+	// stepSeen says a step/start has been read; headless, that a surface
+	// event came before it (vocab.V0Rules.HeadlessSurface).
+	stepSeen, headless bool
+
 	headers    int64 // request/header rows lifted so far
 	tools      []heldTools
 	putHeaders int64 // request/header events put back so far
@@ -146,13 +153,14 @@ var ruleNouns = map[string][2]string{
 	RuleDescriptorVersion:  {"descriptor of the line's version", "descriptors of the line's version"},
 	RuleToolResultArtifact: {"tool/result artifact set aside", "tool/result artifacts set aside"},
 	RuleLoadedTools:        {"tool result's loaded tools set aside", "tool results' loaded tools set aside"},
+	RuleHeadlessPrompt:     {"system prompt of a headless session set aside", "system prompts of a headless session set aside"},
 	RuleForkEvent:          {"event of the fork's own types", "events of the fork's own types"},
 	RuleSnapshotTools:      {"request/header with snapshot-form tools", "request/headers with snapshot-form tools"},
 }
 
 // BuildRules are the rules of a build's own reading, all but the snapshot
 // form's, which is no build's but dsh's test harness's.
-var BuildRules = []string{RuleDelegationDepth, RuleDescriptorVersion, RuleToolResultArtifact, RuleLoadedTools, RuleForkEvent}
+var BuildRules = []string{RuleDelegationDepth, RuleDescriptorVersion, RuleToolResultArtifact, RuleLoadedTools, RuleHeadlessPrompt, RuleForkEvent}
 
 // Header lifts a v0 physical header.
 func (l *Lifter) Header(hv jsonv.Value) jsonv.Value {
@@ -192,10 +200,16 @@ func (l *Lifter) Row(row jsonv.Value, line int) (lifted jsonv.Value, changed boo
 	if !ok {
 		return row, false
 	}
+	if l.rules != nil && l.rules.HeadlessSurface && !l.stepSeen {
+		l.stepSeen = typ == "step/start"
+		l.headless = l.headless || headSurfaceTypes[typ]
+	}
 	if l.format <= 1 {
 		switch typ {
 		case "request/header":
-			return l.snapshotTools(row, line)
+			row, tools := l.snapshotTools(row, line)
+			row, prompt := l.headlessPrompt(row, line)
+			return row, tools || prompt
 		case "subagent/descriptor":
 			return l.descriptor(row, line)
 		case "tool/result":
@@ -263,6 +277,32 @@ func toolsForm(tools jsonv.Value) string {
 		return `"{{tools}}"`
 	}
 	return fmt.Sprintf("%d tool names", tools.Len())
+}
+
+// headSurfaceTypes are the v0 types whose events are surface nodes, any of
+// which before the first step leaves a session without a system head.
+var headSurfaceTypes = map[string]bool{"user/message": true, "assistant/message": true, "tool/result": true}
+
+// headlessPrompt sets aside the system prompt of a request/header in a
+// session whose surface began before its first step. The v0 line keeps the
+// prompt in the header and puts it before the surface when it sends a
+// request; every later format keeps it on the surface as its first node,
+// which a surface begun outside any step cannot be given without changing
+// its chronology. The session is read headless, its prompt listed here.
+func (l *Lifter) headlessPrompt(row jsonv.Value, line int) (jsonv.Value, bool) {
+	if !l.headless {
+		return row, false
+	}
+	data := row.Field("data")
+	header := data.Field("header")
+	prompt, ok := header.Get("system")
+	if !ok || prompt.Text() == "" {
+		return row, false
+	}
+	l.note(Change{Line: line, Seq: seqOf(row), Rule: RuleHeadlessPrompt,
+		What:     "request/header system prompt set aside: the session's surface began before its first step, so no later format can put the prompt first, where the v0 line sends it; its requests are read without it",
+		SetAside: prompt.Append(nil)})
+	return row.With("data", data.With("header", header.Without("system"))), true
 }
 
 // descriptor reads a subagent/descriptor of the line's own payload version

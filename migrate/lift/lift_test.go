@@ -211,6 +211,47 @@ func TestLoadedTools(t *testing.T) {
 	})
 }
 
+// TestHeadlessPrompt is the headless-surface rule. Source: toninfo
+// packages/core/agent-loop/src/agent.ts (line 337 renders the prompt, line
+// 480 puts it in the request header as system): the v0 line keeps the
+// prompt in the header, never on the surface, so a session whose surface
+// began before its first step (the web app's) has no head to put it in.
+func TestHeadlessPrompt(t *testing.T) {
+	header := `{"type":"request/header","seq":4,"time":9,"data":{"header":{"config":{"provider":"p","model":"m"},"system":"Be brief."},"reason":"initial"}}`
+	without := `{"type":"request/header","seq":4,"time":9,"data":{"header":{"config":{"provider":"p","model":"m"}},"reason":"initial"}}`
+	user := `{"type":"user/message","seq":1,"time":2,"data":{"role":"user","content":[],"source":{"kind":"user"},"id":"u"},"surfaceOp":"append"}`
+	step := `{"type":"step/start","seq":3,"time":4,"data":{"turn":1,"step":1}}`
+	for _, tt := range []struct {
+		name  string
+		vocab *vocab.Vocabulary
+		rows  []string
+		want  string
+	}{
+		{"surface before the first step", v0Line(), []string{user, step, header}, without},
+		{"step first: the head takes the prompt", v0Line(), []string{step, user, header}, header},
+		{"official build reads v0 as history", official(), []string{user, step, header}, header},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			l := New(tt.vocab, 0, true)
+			var got jsonv.Value
+			for i, text := range tt.rows {
+				got, _ = l.Row(parse(t, text), i+2)
+			}
+			if got.String() != tt.want {
+				t.Errorf("header row:\n got %s\nwant %s", got, tt.want)
+			}
+			lifted := tt.want == without
+			changes := l.Changes()
+			if lifted && (len(changes) != 1 || changes[0].Rule != RuleHeadlessPrompt || string(changes[0].SetAside) != `"Be brief."`) {
+				t.Errorf("changes = %+v, want the prompt set aside", changes)
+			}
+			if !lifted && len(changes) != 0 {
+				t.Errorf("changes = %+v, want none", changes)
+			}
+		})
+	}
+}
+
 // TestForkEvent is the fork-event rule. Source: toninfo
 // packages/core/session/src/known-event-types.ts KNOWN_SESSION_EVENT_TYPES
 // (the fork's vocabulary) and types.ts SessionEvent.ignorable (line 426;
