@@ -8,7 +8,7 @@ BENCHTIME ?= 1x
 BENCHRUNS ?= 3
 MANDIR   ?= $(BIN)/man/man1
 
-.PHONY: all build install test vet bench bench-go bench-verbs bench-verify fuzz cover man clean help
+.PHONY: all build install test vet bench bench-go bench-verbs bench-verify bench-search fuzz cover man clean help
 
 all: build
 
@@ -29,8 +29,8 @@ vet:
 	@test -z "$$(gofmt -l .)" || { gofmt -l .; echo 'gofmt: files above need formatting'; exit 1; }
 	$(GO) vet ./...
 
-## bench: bench-verbs, then bench-verify (the Go benchmarks are bench-go)
-bench: bench-verbs bench-verify
+## bench: bench-verbs, bench-verify, then bench-search (the Go benchmarks are bench-go)
+bench: bench-verbs bench-verify bench-search
 
 ## bench-go: run every Go benchmark once with allocation figures (BENCHTIME=5x for more)
 bench-go:
@@ -43,6 +43,10 @@ bench-verbs: build
 ## bench-verify: dshlog verify over 10,000 small sessions and a ~1 GB tree of large ones, generated in a temporary directory: files/s, MB/s, CPU, peak RSS and the per-file overhead
 bench-verify: build
 	$(GO) run ./bench/verify -dshlog $(BIN)/dshlog
+
+## bench-search: dshlog search -F beside grep -rlF on a generated ~1 GB store, for a phrase no file holds and a rare one: wall and CPU time, peak RSS, the ratio to grep's wall time (needs grep; BENCHRUNS runs, default 3)
+bench-search: build
+	$(GO) run ./bench/search -dshlog $(BIN)/dshlog -runs $(BENCHRUNS)
 
 ## fuzz: run each fuzz target for FUZZTIME (default 10s)
 fuzz:

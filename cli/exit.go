@@ -38,12 +38,13 @@ Exit codes:
 func ExitCode(err error) int {
 	var usage *UsageError
 	var problems *ProblemsError
+	var noHits *NoHitsError
 	switch {
 	case err == nil:
 		return ExitOK
 	case errors.As(err, &usage):
 		return ExitUsage
-	case errors.As(err, &problems):
+	case errors.As(err, &problems), errors.As(err, &noHits):
 		return ExitProblems
 	}
 	return ExitInput
@@ -81,6 +82,12 @@ func (e *ProblemsError) Error() string {
 	return fmt.Sprintf("%s: %d problems found", e.File, e.Count)
 }
 
+// NoHitsError says a search read its input and found nothing: exit code
+// 1, as grep's, and nothing printed.
+type NoHitsError struct{}
+
+func (e *NoHitsError) Error() string { return "no hits" }
+
 // hintedError carries lines that suggest a likely fix.
 type hintedError struct {
 	err   error
@@ -97,8 +104,13 @@ func withHint(err error, hints ...string) error {
 }
 
 // printError writes err the way dshlog reports every error: one
-// "dshlog: error: FILE:LINE: reason" line, then any hints.
+// "dshlog: error: FILE:LINE: reason" line, then any hints. A search that
+// found nothing says so by its exit code alone.
 func printError(w io.Writer, err error) {
+	var noHits *NoHitsError
+	if errors.As(err, &noHits) {
+		return
+	}
 	fmt.Fprintf(w, "dshlog: error: %s\n", errorText(err))
 	for _, hint := range hints(err) {
 		fmt.Fprintf(w, "dshlog: hint: %s\n", hint)

@@ -20,6 +20,7 @@ type exportOptions struct {
 	format    string
 	output    string
 	maxOutput int
+	vocab     vocabularyFlags
 }
 
 func init() { addVerb(newExportCommand) }
@@ -45,7 +46,15 @@ inline; it loads nothing from the network): a timeline of turns, steps and
 requests, the transcript with expandable tool calls, the model's view at the
 end with the shadowed (compacted) ranges, and for every request the exact
 messages the model saw (click a request, or open the page at #request-K).
-Everything from the log is escaped: it shows as text, never as markup.
+What the user typed, the assistant's text and compaction summaries are
+rendered as Markdown (CommonMark with GitHub's tables, strikethrough,
+autolinks and task lists; a line break stays a line break; code blocks as
+code, with their language). System prompts and other harness-written
+context, reasoning, tool-call arguments and tool results stay preformatted
+text, as written; the request view shows the messages' JSON. Nothing from
+the log becomes live markup: HTML inside a message shows as text, an image
+becomes a link to it (the page loads nothing), and a javascript:, vbscript:,
+file: or data: link has no target.
 
 The session is read once, as fold reads it (dsh's own load checks; a log dsh
 refuses is refused). OUT is written to a temporary file first and published
@@ -63,6 +72,7 @@ when it is the session itself or is named like a session log.`,
 	flags.StringVar(&opts.format, "format", "", "md or html (required)")
 	flags.StringVarP(&opts.output, "output", "o", "", "write to this file instead of standard output")
 	flags.IntVar(&opts.maxOutput, "max-output", 4000, "characters of a tool output or folded message shown before it is cut")
+	addVocabularyFlags(flags, &opts.vocab)
 	return cmd
 }
 
@@ -76,7 +86,11 @@ func runExport(opts exportOptions, s *streams) error {
 	if err := checkExportTarget(opts.file, opts.output); err != nil {
 		return err
 	}
-	events, err := openSession(opts.file, s, migrate.Options{Recovery: v2.Recoverable})
+	vocabulary, err := opts.vocab.resolve()
+	if err != nil {
+		return err
+	}
+	events, err := openSession(opts.file, s, migrate.Options{Recovery: v2.Recoverable, Vocabulary: vocabulary})
 	if err != nil {
 		return err
 	}

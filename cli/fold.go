@@ -160,6 +160,10 @@ func runFold(opts foldOptions, s *streams) error {
 	if errors.As(readErr, &unknown) {
 		return suggestAllowUnknown(readErr) // dsh loads nothing of a log it refuses
 	}
+	var whole *refusedLog
+	if errors.As(readErr, &whole) {
+		return withHint(readErr, "dsh refuses this log, so fold shows nothing of it; dshlog verify says why, and points the way when the build that wrote it reads it")
+	}
 	if readErr == nil && opts.atSet && f.Next() <= opts.at {
 		return usageErrorf("--at %d is past the end of %s (last seq %d)", opts.at, events.name, f.Next()-1)
 	}

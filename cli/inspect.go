@@ -28,6 +28,7 @@ type inspectOptions struct {
 	json   bool
 	filter inspect.Filter
 	vocab  vocabularyFlags
+	follow followFlags
 	read   migrate.Options // how the session is read, from vocab
 }
 
@@ -37,7 +38,7 @@ func init() { addVerb(newInspectCommand) }
 func newInspectCommand(s *streams) *cobra.Command {
 	var opts inspectOptions
 	cmd := &cobra.Command{
-		Use:   "inspect FILE",
+		Use:   "inspect FILE|DIR",
 		Short: "List the events of a session",
 		Long: `List the events of a session file as dsh reads it: seq, type, surface
 operation (append, replace a..b, or blank for a log-only event), turn/step and
@@ -52,13 +53,20 @@ that that dsh refuses the log.
 
 FILE may be "-" for standard input, and may be zstd or gzip compressed. Notes
 on stderr say when the file was migrated in memory, was a normalized snapshot
-(seq and time restored) or ended in a torn line (dropped, as dsh does).`,
+(seq and time restored) or ended in a torn line (dropped, as dsh does).
+
+` + followHelp + ` The table's
+columns are sized by the file as it is when following starts; a wider cell
+later widens its column from its row on.`,
 		Example: `  dshlog inspect testdata/seed-vectors/loop-events.v4.jsonl
   dshlog inspect --type 'tool/*' --from 8 --to 15 session.v4.jsonl
-  zstdcat session.v4.jsonl.zst | dshlog inspect --json -`,
-		Args: cobra.ExactArgs(1),
+  zstdcat session.v4.jsonl.zst | dshlog inspect --json -
+  dshlog inspect --follow ~/.dsh/sessions`,
+		Args: followArgs(&opts.follow, cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.file = args[0]
+			if len(args) == 1 {
+				opts.file = args[0]
+			}
 			opts.filter.ToSet = cmd.Flags().Changed("to")
 			return runInspect(opts, s)
 		},
@@ -69,6 +77,7 @@ on stderr say when the file was migrated in memory, was a normalized snapshot
 	flags.Int64Var(&opts.filter.To, "to", 0, "show events up to this seq (inclusive)")
 	flags.StringArrayVar(&opts.filter.Types, "type", nil, "show only event types matching this glob (repeatable), e.g. 'tool/*'")
 	addVocabularyFlags(flags, &opts.vocab)
+	addFollowFlags(flags, &opts.follow)
 	return cmd
 }
 
@@ -80,12 +89,18 @@ func runInspect(opts inspectOptions, s *streams) error {
 	if opts.filter.From < 0 || (opts.filter.ToSet && opts.filter.To < opts.filter.From) {
 		return usageErrorf("empty seq range: --from %d --to %d", opts.filter.From, opts.filter.To)
 	}
+	if err := opts.follow.check(); err != nil {
+		return err
+	}
 	v, err := opts.vocab.resolve()
 	if err != nil {
 		return err
 	}
 	// inspect lists every event, those of unknown types too.
 	opts.read = migrate.Options{Recovery: v2.Recoverable, Vocabulary: v.WithUnknownAllowed()}
+	if opts.follow.on {
+		return inspectFollowed(opts, s)
+	}
 	var sink inspectSink
 	if opts.json {
 		sink = newInspectJSON(s.out)
@@ -110,6 +125,11 @@ func inspectEvents(opts inspectOptions, s *streams, sink inspectSink) error {
 		return err
 	}
 	defer events.Close()
+	return listEvents(events, opts, s, sink)
+}
+
+// listEvents gives each selected event of events to sink.
+func listEvents(events *sessionEvents, opts inspectOptions, s *streams, sink inspectSink) error {
 	warner := unknownWarner{s: s, file: events.name, vocab: opts.read.Vocabulary}
 	readErr := events.each(s, func(ev session.Event) error {
 		warner.see(ev)

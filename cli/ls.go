@@ -18,9 +18,10 @@ import (
 
 // lsOptions are the inputs of dshlog ls.
 type lsOptions struct {
-	root string
-	json bool
-	tree bool
+	root  string
+	json  bool
+	tree  bool
+	vocab vocabularyFlags
 }
 
 func init() { addVerb(newLsCommand) }
@@ -67,10 +68,15 @@ problem (why refused or torn, else null), parent (else null), children.`,
 	flags := cmd.Flags()
 	flags.BoolVar(&opts.json, "json", false, "print one JSON object per session instead of a table")
 	flags.BoolVar(&opts.tree, "tree", false, "show subagent children under their parents")
+	addVocabularyFlags(flags, &opts.vocab)
 	return cmd
 }
 
 func runLs(opts lsOptions, s *streams) error {
+	vocabulary, err := opts.vocab.resolve()
+	if err != nil {
+		return err
+	}
 	root := opts.root
 	if root == "" {
 		roots := listing.Roots(os.Getenv)
@@ -89,7 +95,7 @@ func runLs(opts lsOptions, s *streams) error {
 	if !info.IsDir() {
 		return usageErrorf("%s is not a directory: ls lists a store (use inspect or stats for one file)", root)
 	}
-	summaries, err := listing.List(root, func(path string, err error) {
+	summaries, err := listing.List(root, vocabulary, func(path string, err error) {
 		note(s, "%s: skipped: %v", path, err)
 	})
 	if err != nil {

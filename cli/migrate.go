@@ -130,7 +130,7 @@ func runMigrate(opts migrateOptions, s *streams) error {
 	if err != nil {
 		return err
 	}
-	base := migrate.OpenOptions{Options: migrate.Options{Recovery: recovery, Vocabulary: v}, ChildFiles: opts.children}
+	base := migrate.OpenOptions{Options: migrate.Options{Recovery: recovery, Vocabulary: v, AsMigrator: true}, ChildFiles: opts.children}
 	var failed []error
 	for _, file := range opts.files {
 		fileOpts := base

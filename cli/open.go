@@ -8,6 +8,7 @@ import (
 	"github.com/dshlog/dshlog/codec/v4"
 	"github.com/dshlog/dshlog/jsonv"
 	"github.com/dshlog/dshlog/migrate"
+	"github.com/dshlog/dshlog/migrate/lift"
 	"github.com/dshlog/dshlog/session"
 )
 
@@ -23,7 +24,12 @@ type sessionEvents struct {
 // children beside a historical session are found and read as dsh does; a
 // child that gives no evidence is a note.
 func openSession(path string, s *streams, opts migrate.Options) (*sessionEvents, error) {
-	src, err := migrate.Open(path, s.in, migrate.OpenOptions{Options: opts, AnyZstdFraming: true})
+	return openSessionWith(path, s, migrate.OpenOptions{Options: opts, AnyZstdFraming: true})
+}
+
+// openSessionWith is openSession with every option of migrate.Open.
+func openSessionWith(path string, s *streams, opts migrate.OpenOptions) (*sessionEvents, error) {
+	src, err := migrate.Open(path, s.in, opts)
 	if err != nil {
 		return nil, explainRefusal(err)
 	}
@@ -53,6 +59,10 @@ func (e *sessionEvents) each(s *streams, visit func(session.Event) error) error 
 			break
 		}
 		if err != nil {
+			var refusal *session.Refusal
+			if errors.As(err, &refusal) {
+				err = &refusedLog{err: err}
+			}
 			return explainUnknownType(explainRefusal(err), e.Vocabulary())
 		}
 		namedTools = namedTools || ev.Type == "request/header" && toolsWithoutSchemas(ev.Data().Field("header").Field("tools"))
@@ -63,6 +73,9 @@ func (e *sessionEvents) each(s *streams, visit func(session.Event) error) error 
 	name := e.name
 	if e.SourceVersion != v4.Version {
 		note(s, "%s: format v%d, read as v%d (migrated in memory; the file is unchanged)", name, e.SourceVersion, v4.Version)
+	}
+	if lifted := e.LiftCounts().Summary(lift.BuildRules...); lifted != "" {
+		note(s, "%s: read as the build that wrote it reads it (dsh %s), where today's migrator refuses: %s", name, e.Vocabulary().Build().Name, lifted)
 	}
 	if e.Snapshot {
 		note(s, "%s: normalized snapshot: seq and time restored (seq by row, time as createdAt+seq)", name)
@@ -78,6 +91,15 @@ func (e *sessionEvents) each(s *streams, visit func(session.Event) error) error 
 	}
 	return nil
 }
+
+// refusedLog is dsh's refusal of the whole log, met while reading it: dsh
+// loads nothing of such a log, so a verb prints nothing that reads like a
+// result of it.
+type refusedLog struct{ err error }
+
+func (e *refusedLog) Error() string { return e.err.Error() }
+
+func (e *refusedLog) Unwrap() error { return e.err }
 
 // explainRefusal adds a hint to the refusals a person can act on.
 func explainRefusal(err error) error {

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -155,6 +156,7 @@ type snapshotRestoreOptions struct {
 	timeStep     int64
 	noExpected   bool
 	values       string
+	placeholders []string
 }
 
 func newSnapshotRestoreCommand(s *streams) *cobra.Command {
@@ -179,12 +181,41 @@ rules (testdata/corpus/golden/README.md):
   R6  keys in the writer's order: type, seq, time, then the rest
   R7  sourceEventSeqs re-encoded with dsh's ranges
 
+The named placeholders of dsh's pre-v1 snapshots get values too. S is the
+log's session number: 1 for session.jsonl, K+1 for child K (session.K.jsonl),
+2 for another log whose header names a parent. By R1's spelling:
+
+  {{sessionId}}     the log's own id, session:S (00000000-0000-4000-8000-<S
+                    in 12 digits>); as the header's parentSession the
+                    parent's id, session:1; as a message's id a message id
+                    (below)
+  {{parent}}        the parent's id, session:1 (what the parent's restore
+                    gives its own {{sessionId}} or {{parent}})
+  {{child-N}}       child N's id, session:N+1
+  {{messageId}}     a new id for each message, S-0000-4000-9000-<N in 12
+                    digits> (S in 8 digits); a message an
+                    agent/inbox/spliced row inserted keeps its id when a later
+                    row delivers the same message
+  {{rpcId}}         one RPC id per turn, S-0000-4000-a000-<N in 12 digits>
+  {{workflow-run}}  workflow:1 (workflow-1)
+  {{messagePrefix}} as an element of a request/header's messagePrefix, a
+                    user message saying the snapshot did not keep its text
+  {{KIND:N}}        KIND-N for a kind without a format (--id-format)
+
+--placeholder NAME=VALUE gives {{NAME}} the value VALUE wherever it stands,
+before these rules. A placeholder restore has no value for, or one standing
+where its rule gives none (such as {{messagePrefix}} inside a text), fails
+the restore (exit 3) naming it, its line and its place in the row; none is
+ever left in the output.
+
 When FILE's folder keeps what its placeholders stand for, as dsh's snapshot
 folders do (system-prompt.expected.md and tool-schemas.expected.json for the
 parent session, system-prompt.K.expected.md and tool-schemas.K.expected.json
 for child K, session.K.v4.jsonl), restore puts them in as dsh's snapshot
 harness does on replay and gives back the log dsh recorded; --no-expected
-ignores them.
+ignores them. A system prompt or tool list those files do not hold (the
+folder keeps one prompt, the log has two) gets R1's prompt (--system-file)
+or R3's tools (--tools-file) instead, with a warning naming its line.
 
 --values FILE takes every value from what "normalize --values-out" wrote
 (cwd, ids, prompts, tool lists, clock), so that restore gives back the log
@@ -207,6 +238,7 @@ that was normalized, byte for byte.`,
 	cmd.Flags().Int64Var(&opts.timeStep, "time-step", 1, "milliseconds per seq of the restored clock")
 	cmd.Flags().BoolVar(&opts.noExpected, "no-expected", false, "ignore expectation files beside FILE")
 	cmd.Flags().StringVar(&opts.values, "values", "", `the values "normalize --values-out" wrote`)
+	cmd.Flags().StringArrayVar(&opts.placeholders, "placeholder", nil, "NAME=VALUE: {{NAME}} becomes VALUE wherever it stands (repeatable)")
 	cmd.MarkFlagsMutuallyExclusive("values", "cwd")
 	cmd.MarkFlagsMutuallyExclusive("values", "id-format")
 	cmd.MarkFlagsMutuallyExclusive("values", "system-file")
@@ -229,9 +261,9 @@ func runSnapshotRestore(opts snapshotRestoreOptions, s *streams) error {
 		if err != nil {
 			return fmt.Errorf("%s: %v", opts.values, err)
 		}
-		replace := restoreOpts.Replace
+		flagged := restoreOpts
 		restoreOpts = recorded.RestoreOptions()
-		restoreOpts.Replace = replace
+		restoreOpts.Replace, restoreOpts.Placeholders = flagged.Replace, flagged.Placeholders
 	} else if opts.file != "-" && !opts.noExpected {
 		if restoreOpts.Expected, err = snapshot.LoadExpected(opts.file); err != nil {
 			return err
@@ -248,14 +280,25 @@ func runSnapshotRestore(opts snapshotRestoreOptions, s *streams) error {
 			note(s, "%s: placeholders filled from %s", opts.file, strings.Join(used, " and "))
 		}
 	}
+	if opts.file != "-" {
+		restoreOpts.Child = snapshot.ChildNumber(opts.file)
+	}
+	restoreOpts.Warn = func(w snapshot.Warning) {
+		fmt.Fprintf(s.err, "dshlog: warning: %s\n", w)
+	}
 	in, name, closeIn, err := openText(opts.file, s)
 	if err != nil {
 		return err
 	}
 	defer closeIn()
-	return writeNewOutput(opts.output, s, func(w io.Writer) error {
+	err = writeNewOutput(opts.output, s, func(w io.Writer) error {
 		return snapshot.Restore(w, in, name, restoreOpts)
 	})
+	var unfilled *snapshot.UnfilledError
+	if errors.As(err, &unfilled) {
+		return withHint(err, fmt.Sprintf("give it a value with --placeholder '%s=VALUE'", unfilled.Name))
+	}
+	return err
 }
 
 // restoreOptions builds the package options from the flags.
@@ -290,6 +333,16 @@ func (o snapshotRestoreOptions) restoreOptions() (snapshot.RestoreOptions, error
 		values.Tools = tools
 	}
 	opts := snapshot.RestoreOptions{Values: values}
+	for _, p := range o.placeholders {
+		name, value, ok := strings.Cut(p, "=")
+		if !ok || name == "" || strings.ContainsAny(name, "{}") {
+			return opts, usageErrorf("--placeholder %q: want NAME=VALUE, such as agent-1=agent-1", p)
+		}
+		if opts.Placeholders == nil {
+			opts.Placeholders = map[string]string{}
+		}
+		opts.Placeholders[name] = value
+	}
 	for _, r := range o.replace {
 		old, new, ok := strings.Cut(r, "=")
 		if !ok || old == "" {

@@ -13,12 +13,15 @@ import (
 	"github.com/dshlog/dshlog/listing"
 	"github.com/dshlog/dshlog/stats"
 	"github.com/dshlog/dshlog/store"
+	"github.com/dshlog/dshlog/vocab"
 )
 
 // statsOptions are the inputs of dshlog stats.
 type statsOptions struct {
-	paths []string
-	json  bool
+	paths  []string
+	json   bool
+	follow followFlags
+	vocab  vocabularyFlags
 }
 
 func init() { addVerb(newStatsCommand) }
@@ -52,26 +55,52 @@ request's inputTokens less its cacheReadTokens when logged.
 
 A DIR is searched for session logs (each session's current generation).
 Each file is read twice, streaming; "-" is not accepted. --json prints one
-document: {"sessions": [...], "total": {...}}.`,
+document: {"sessions": [...], "total": {...}}.
+
+` + followHelp + `
+
+Following reads the file once. On a terminal, its totals are kept on one
+screen, redrawn as lines arrive: events, turns, requests, tokens, the
+cache-hit share and the latest prefix-cache breaks with their causes.
+Otherwise (a pipe, a file) each request is a plain line as it is settled,
+"seq S: request N: ...", with the session's running totals, and each break
+a line "seq S: cache break: request N, CAUSE, ..." as it happens; with
+--json, each request is an object with the keys seq, request, usage (null
+when not logged) and total, and each break one with the keys seq and break,
+one a line. When following ends, the tables (or the document) of the
+session are printed as for a finished file.`,
 		Example: `  dshlog stats testdata/seed-vectors/loop-events.v4.jsonl
   dshlog stats ~/.dsh/sessions
-  dshlog stats --json session.v4.jsonl | jq .total.causes`,
-		Args: cobra.MinimumNArgs(1),
+  dshlog stats --json session.v4.jsonl | jq .total.causes
+  dshlog stats --follow --idle 5m ~/.dsh/sessions`,
+		Args: followArgs(&opts.follow, cobra.MinimumNArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.paths = args
 			return runStats(opts, s)
 		},
 	}
 	cmd.Flags().BoolVar(&opts.json, "json", false, "print one JSON document instead of tables")
+	addFollowFlags(cmd.Flags(), &opts.follow)
+	addVocabularyFlags(cmd.Flags(), &opts.vocab)
 	return cmd
 }
 
 func runStats(opts statsOptions, s *streams) error {
+	if err := opts.follow.check(); err != nil {
+		return err
+	}
+	if opts.follow.on {
+		return statsFollowed(opts, s)
+	}
+	vocabulary, err := opts.vocab.resolve()
+	if err != nil {
+		return err
+	}
 	files, err := statsFiles(opts.paths, s)
 	if err != nil {
 		return err
 	}
-	sessions, failed := collectStats(files, s)
+	sessions, failed := collectStats(files, vocabulary, s)
 	total := stats.Sum(sessions)
 	if opts.json {
 		err = printStatsJSON(s, sessions, total)
@@ -115,7 +144,7 @@ func statsFiles(paths []string, s *streams) ([]store.Log, error) {
 // store: when one is historical, the children of each are found once from
 // the headers, not by a store scan per log as dsh does. A file that cannot
 // be read is a note, and the error returned at the end.
-func collectStats(files []store.Log, s *streams) ([]stats.Session, error) {
+func collectStats(files []store.Log, vocabulary *vocab.Vocabulary, s *streams) ([]stats.Session, error) {
 	var found []store.Log
 	historical := false
 	for _, l := range files {
@@ -136,9 +165,9 @@ func collectStats(files []store.Log, s *streams) ([]stats.Session, error) {
 		var err error
 		switch {
 		case l.Version < 0 || !historical:
-			session, err = stats.Collect(l.Path)
+			session, err = stats.Collect(l.Path, vocabulary)
 		default:
-			session, err = stats.CollectWithChildren(l.Path, children.Of(next))
+			session, err = stats.CollectWithChildren(l.Path, children.Of(next), vocabulary)
 		}
 		if l.Version >= 0 {
 			next++
@@ -263,20 +292,10 @@ func printStatsTables(s *streams, sessions []stats.Session, total stats.Total) e
 	unexplained := 0
 	for _, x := range sessions {
 		for _, b := range x.Breaks {
-			explained := "nothing"
-			if b.Explained() {
-				explained = string(b.ExplainedBy) + " @" + strconv.FormatInt(b.MarkerSeq, 10)
-			} else {
+			if !b.Explained() {
 				unexplained++
 			}
-			what := "messages"
-			if b.MessagesExtend {
-				what = "header"
-			}
-			putBack := itoa(b.PutBack)
-			if !b.UsageLogged {
-				putBack = "no usage"
-			}
+			what, explained, putBack := breakCells(b)
 			rows = append(rows, []string{x.Path, strconv.Itoa(b.Request), strconv.FormatInt(b.Seq, 10), strconv.FormatInt(b.PreviousSeq, 10),
 				string(b.Cause), what, explained, putBack})
 		}
@@ -291,6 +310,21 @@ func printStatsTables(s *streams, sessions []stats.Session, total stats.Total) e
 	}
 	fmt.Fprintln(s.out)
 	return nil
+}
+
+// breakCells are a break's CHANGED, EXPLAINED BY and PUT BACK cells.
+func breakCells(b stats.Break) (what, explained, putBack string) {
+	what, explained, putBack = "messages", "nothing", itoa(b.PutBack)
+	if b.MessagesExtend {
+		what = "header"
+	}
+	if b.Explained() {
+		explained = string(b.ExplainedBy) + " @" + strconv.FormatInt(b.MarkerSeq, 10)
+	}
+	if !b.UsageLogged {
+		putBack = "no usage"
+	}
+	return what, explained, putBack
 }
 
 // hitShare formats the cache-hit share of usage, "-" when not logged.

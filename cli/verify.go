@@ -19,6 +19,7 @@ import (
 	"github.com/dshlog/dshlog/verify"
 	"github.com/dshlog/dshlog/verify/batch"
 	"github.com/dshlog/dshlog/verify/report"
+	"github.com/dshlog/dshlog/vocab"
 )
 
 // verifyOptions are the inputs of dshlog verify.
@@ -35,6 +36,7 @@ type verifyOptions struct {
 	writeBaseline  string
 	explain        string
 	vocab          vocabularyFlags
+	follow         followFlags
 }
 
 func init() { addVerb(newVerifyCommand) }
@@ -85,25 +87,36 @@ than one file. With --json (or --format json), each finding is a JSON object
 with the keys file, line, seq, code, severity and message (line and seq null
 when there is none) and hint when the finding has one, and each file ends
 with an object with the keys file, result ("ok", "problems" or
-"unreadable"), errors, warnings, info, baselined and theorem (the request chain, null when the file does not fold to its end).
+"unreadable"), errors, warnings, info, baselined and theorem (the request chain, null when the file does not fold to its end),
+and reason (why) when the file is unreadable. A log dsh refuses (its header
+or a row) is a codec-refused finding, exit 1; a file that cannot be read at
+all, is not a session log or is in a newer format is unreadable, exit 3.
 --format github prints GitHub Actions workflow commands, --junit FILE writes a
 JUnit XML report, and --baseline FILE lets the findings listed in FILE (by
 file, code and seq) pass; --write-baseline FILE writes the current findings
 (errors and warnings) and passes unless a file could not be read.
 
 Every file is checked even when an earlier one fails; the exit code is the
-worst: 1 when a file has problems, 3 when a file could not be read.`,
+worst: 1 when a file has problems, 3 when a file could not be read.
+
+` + followHelp + ` A finding is
+reported when the event that causes it arrives; those only the log's end
+can tell (open-tail, torn-tail, codec-dropped-rows, a fork's closers left
+out) come when following ends, with the verdict. --follow judges one session:
+--junit, --write-baseline, --shard and --all-generations are for finished
+files.`,
 		Example: `  dshlog verify testdata/seed-vectors/loop-events.v4.jsonl
   dshlog verify --strict sessions/
   dshlog verify --format github --junit verify.xml recorded-sessions/
   dshlog verify --shard 2/4 -j 8 ~/.dsh/sessions
   zstdcat session.v4.jsonl.zst | dshlog verify --json -
-  dshlog verify --explain request-not-extending`,
+  dshlog verify --explain request-not-extending
+  dshlog verify --follow --idle 10m ~/.dsh/sessions`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if opts.explain != "" {
 				return cobra.NoArgs(cmd, args)
 			}
-			return cobra.MinimumNArgs(1)(cmd, args)
+			return followArgs(&opts.follow, cobra.MinimumNArgs(1))(cmd, args)
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.inputs = args
@@ -125,6 +138,7 @@ worst: 1 when a file has problems, 3 when a file could not be read.`,
 	flags.StringVar(&opts.writeBaseline, "write-baseline", "", "write the findings of this run to `FILE` as a baseline, and pass unless a file is unreadable")
 	flags.StringVar(&opts.explain, "explain", "", "say what finding `CODE` means, why dsh cares and how it arises")
 	addVocabularyFlags(flags, &opts.vocab)
+	addFollowFlags(flags, &opts.follow)
 	return cmd
 }
 
@@ -139,6 +153,12 @@ func runVerify(opts verifyOptions, s *streams) error {
 	if err != nil {
 		return err
 	}
+	if err := opts.follow.check(); err != nil {
+		return err
+	}
+	if opts.follow.on {
+		return verifyFollowed(opts, run, vocabulary)
+	}
 	targets, empty := batch.Expand(opts.inputs, batch.Selection{AllGenerations: opts.allGenerations})
 	for _, dir := range empty {
 		note(s, "%s: no session logs found", dir)
@@ -148,6 +168,7 @@ func runVerify(opts verifyOptions, s *streams) error {
 	}
 	targets = run.shard.Filter(targets)
 	run.oneFile = len(targets) == 1
+	run.build = vocabulary.Build()
 	run.progress = newVerifyProgress(s, targets)
 	batch.Run(targets, batch.Options{Jobs: run.jobs, Stdin: s.in,
 		Open: migrate.OpenOptions{Options: migrate.Options{Recovery: v2.Recoverable, Vocabulary: vocabulary}, AnyZstdFraming: true}}, run.file)
@@ -179,6 +200,8 @@ type verifyRun struct {
 	// older format are counted in migrated and said in one note at the end.
 	oneFile  bool
 	migrated map[int]*migratedFiles
+	// build is the dsh build the files are judged as written by.
+	build *vocab.Build
 	// err is the first error writing the report; after it, nothing more
 	// is written.
 	err error
@@ -280,7 +303,7 @@ func (run *verifyRun) noteFormat(r batch.Result) {
 	}
 	name := batch.DisplayName(r.Path)
 	if run.oneFile {
-		note(run.s, "%s: format v%d, checked as dsh migrates it to v%d", name, r.SourceVersion, v4.Version)
+		note(run.s, "%s: format v%d, %s", name, r.SourceVersion, run.howJudged(r.SourceVersion, "it"))
 		return
 	}
 	if run.migrated == nil {
@@ -299,11 +322,20 @@ func (run *verifyRun) noteFormats() {
 	for _, version := range slices.Sorted(maps.Keys(run.migrated)) {
 		m := run.migrated[version]
 		if m.count == 1 {
-			note(run.s, "1 file is format v%d (%s); checked as dsh migrates it to v%d", version, m.first, v4.Version)
+			note(run.s, "1 file is format v%d (%s); %s", version, m.first, run.howJudged(version, "it"))
 			continue
 		}
-		note(run.s, "%d files are format v%d; checked as dsh migrates them to v%d", m.count, version, v4.Version)
+		note(run.s, "%d files are format v%d; %s", m.count, version, run.howJudged(version, "them"))
 	}
+}
+
+// howJudged says how files of an older format were judged: as their own
+// build reads them when its format is theirs, else as dsh migrates them.
+func (run *verifyRun) howJudged(version int, them string) string {
+	if run.build != nil && run.build.Format == version {
+		return fmt.Sprintf("checked as dsh %s reads its own format, migrated in memory to v%d to be judged", run.build.Name, v4.Version)
+	}
+	return fmt.Sprintf("checked as dsh migrates %s to v%d", them, v4.Version)
 }
 
 // finish writes the summary and the report files.

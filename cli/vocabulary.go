@@ -31,26 +31,89 @@ const vocabularyEnv = "DSHLOG_VOCABULARY"
 // addVocabularyFlags adds --dsh and --vocabulary to a verb that reads
 // sessions.
 func addVocabularyFlags(flags *pflag.FlagSet, v *vocabularyFlags) {
-	flags.StringVar(&v.dsh, "dsh", vocab.Official.Name, "the dsh build that wrote the sessions (see dshlog vocabulary --list)")
-	flags.StringArrayVar(&v.files, "vocabulary", nil, "add the event types a dsh build declares in FILE: its known-event-types.ts, a persistence schema (.json) or a list of names (repeatable; also $"+vocabularyEnv+")")
+	flags.StringVar(&v.dsh, "dsh", "", "the dsh build that wrote the sessions (see dshlog vocabulary --list; default "+vocab.Official.Name+", or v0-line when a --vocabulary file is of the v0 line)")
+	flags.StringArrayVar(&v.files, "vocabulary", nil, "add the event types a dsh build declares in FILE: its known-event-types.ts, a persistence schema (.json) or a list of names, or in a checkout DIR of a dsh build (repeatable; also $"+vocabularyEnv+")")
 }
 
-// resolve builds the vocabulary the flags and the environment choose.
+// checkoutDeclarations are where a checkout of a dsh build declares its
+// vocabulary, relative to its root, the generated list first.
+var checkoutDeclarations = []string{
+	"packages/core/session/src/known-event-types.ts",
+	"docs/persistence-schema.json",
+}
+
+// resolve builds the vocabulary the flags and the environment choose. A
+// declaration of the v0 line (it lists assistant/chunk and no
+// assistant/attempt) picks that line when --dsh is not given, and is
+// refused with a build of another line: it cannot apply to that build's
+// logs.
 func (v vocabularyFlags) resolve() (*vocab.Vocabulary, error) {
-	build, ok := vocab.FindBuild(v.dsh)
-	if !ok {
-		return nil, usageErrorf("unknown dsh build %q (known: %s)", v.dsh, buildNames())
+	var decls []*vocab.Declaration
+	for _, file := range v.declarationFiles() {
+		found, err := loadDeclarations(file)
+		if err != nil {
+			return nil, err
+		}
+		decls = append(decls, found...)
+	}
+	build := vocab.Official
+	if v.dsh != "" {
+		var ok bool
+		if build, ok = vocab.FindBuild(v.dsh); !ok {
+			return nil, usageErrorf("unknown dsh build %q (known: %s)", v.dsh, buildNames())
+		}
+	}
+	for _, d := range decls {
+		line := d.Line()
+		switch {
+		case line == build.Format:
+		case v.dsh == "" && line == vocab.V0Line.Format:
+			build = vocab.V0Line
+		default:
+			return nil, usageErrorf("vocabulary: %s declares the event types of a format v%d build (%s), which cannot apply to logs of dsh %s (format v%d)",
+				d.File, line, lineEvidence(line), build.Name, build.Format)
+		}
 	}
 	result := build.Vocabulary()
-	for _, file := range v.declarationFiles() {
-		d, err := vocab.Load(file)
+	for _, d := range decls {
+		result = result.With(d)
+	}
+	return result, nil
+}
+
+// lineEvidence says why a declaration is of its line.
+func lineEvidence(line int) string {
+	if line == 0 {
+		return "it lists assistant/chunk and no assistant/attempt"
+	}
+	return "it lists no assistant/chunk"
+}
+
+// loadDeclarations reads a --vocabulary argument: a declaration file, or a
+// checkout of a dsh build, whose files that declare its vocabulary are read.
+func loadDeclarations(path string) ([]*vocab.Declaration, error) {
+	paths := []string{path}
+	if info, err := os.Stat(path); err == nil && info.IsDir() {
+		paths = paths[:0]
+		for _, rel := range checkoutDeclarations {
+			if _, err := os.Stat(filepath.Join(path, rel)); err == nil {
+				paths = append(paths, filepath.Join(path, rel))
+			}
+		}
+		if len(paths) == 0 {
+			return nil, fmt.Errorf("vocabulary: %s: a directory given to --vocabulary must be a checkout of a dsh build, with %s", path, strings.Join(checkoutDeclarations, " or "))
+		}
+	}
+	var decls []*vocab.Declaration
+	for _, p := range paths {
+		d, err := vocab.Load(p)
 		if err != nil {
 			return nil, withHint(fmt.Errorf("vocabulary: %w", err),
 				"--vocabulary reads a dsh build's known-event-types.ts, its docs/persistence-schema.json, a persistence change's .schema.json, or a list of event type names, one a line")
 		}
-		result = result.With(d)
+		decls = append(decls, d)
 	}
-	return result, nil
+	return decls, nil
 }
 
 // declarationFiles are the flag's files after those of the environment.
@@ -141,6 +204,11 @@ func runVocabulary(opts vocabularyOptions, s *streams) error {
 	if _, err := fmt.Fprintf(s.out, "dsh %s: %d event types\n", v.Build().Name, v.Len()); err != nil {
 		return err
 	}
+	if v.Build().V0 != nil {
+		if _, err := fmt.Fprintf(s.out, "(format v0 is its own: a log's rows are read by the released v0 rules and the line's own, then judged as the v4 types below, which they become once migrated in memory)\n"); err != nil {
+			return err
+		}
+	}
 	return writeTable(s.out, []string{"TYPE", "KIND", "PAYLOAD", "FROM"}, []bool{false, false, false, false}, rows)
 }
 
@@ -152,9 +220,9 @@ func printBuilds(w io.Writer) error {
 		if i == 0 {
 			note = "default"
 		}
-		rows = append(rows, []string{b.Name, fmt.Sprint(b.Vocabulary().Len()), b.Source, note})
+		rows = append(rows, []string{b.Name, fmt.Sprintf("v%d", b.Format), fmt.Sprint(b.Vocabulary().Len()), b.Source, note})
 	}
-	return writeTable(w, []string{"DSH", "TYPES", "SOURCE", ""}, []bool{false, true, false, false}, rows)
+	return writeTable(w, []string{"DSH", "FORMAT", "TYPES", "SOURCE", ""}, []bool{false, false, true, false, false}, rows)
 }
 
 // explainUnknownType adds to the refusal of an unknown event type the hint

@@ -32,6 +32,7 @@ import (
 	"github.com/dshlog/dshlog/migrate"
 	"github.com/dshlog/dshlog/session"
 	"github.com/dshlog/dshlog/store"
+	"github.com/dshlog/dshlog/vocab"
 )
 
 // State is how a session log ends, as dsh would find it.
@@ -91,20 +92,23 @@ type Summary struct {
 // refuses is a Summary in state Refused, never an error; the error is for
 // a file that cannot be read at all. A historical log's subagent children
 // (whose catalog evidence its migration reads) are found as dsh finds them.
-func Summarize(l store.Log) (Summary, error) {
-	return summarize(l, nil, false)
+//
+// The log is read as the dsh build whose vocabulary is v wrote it (nil: the
+// default build, today's dsh).
+func Summarize(l store.Log, v *vocab.Vocabulary) (Summary, error) {
+	return summarize(l, v, nil, false)
 }
 
 // summarize is Summarize with the children of a historical log given
 // (childrenKnown) rather than searched for.
-func summarize(l store.Log, children []string, childrenKnown bool) (Summary, error) {
+func summarize(l store.Log, v *vocab.Vocabulary, children []string, childrenKnown bool) (Summary, error) {
 	s := Summary{Path: l.Path, Format: l.Version, Size: l.Size, State: Closed}
 	if id, ok := store.DecodeSegment(filepath.Base(filepath.Dir(l.Path))); ok {
 		s.ID = id
 	}
-	s.Project = projectOf(l.Path)
+	s.Project = ProjectOf(l.Path)
 	src, err := migrate.Open(l.Path, nil, migrate.OpenOptions{
-		Options:        migrate.Options{Recovery: v2.Recoverable},
+		Options:        migrate.Options{Recovery: v2.Recoverable, Vocabulary: v},
 		AnyZstdFraming: true,
 		ChildFiles:     children,
 		ChildFilesOnly: childrenKnown,
@@ -183,11 +187,11 @@ func (s *Summary) refuse(err error) {
 	s.State, s.Problem = Refused, err.Error()
 }
 
-// projectOf decodes the name of the dsh project directory that holds the
+// ProjectOf decodes the name of the dsh project directory that holds the
 // session directory of the log at path: "--<projectKey(cwd)>--" gives the
 // key (separators show as "-": the key cannot tell "/" from ":"), "_no-cwd"
 // gives "". A directory not named like one gives "".
-func projectOf(path string) string {
+func ProjectOf(path string) string {
 	name := filepath.Base(filepath.Dir(filepath.Dir(path)))
 	key, prefixed := strings.CutPrefix(name, "--")
 	key, suffixed := strings.CutSuffix(key, "--")
@@ -219,7 +223,8 @@ func Roots(getenv func(string) string) []string {
 
 // List summarizes every current session log under root, links children to
 // parents and returns the summaries sorted by last activity, the most
-// recent first (ties by id, then path). A log that cannot be read is
+// recent first (ties by id, then path), each read as the build whose
+// vocabulary is v (nil: today's dsh) wrote it. A log that cannot be read is
 // reported to onError and left out, as is a directory that cannot be
 // listed.
 //
@@ -228,7 +233,7 @@ func Roots(getenv func(string) string) []string {
 // reads every log's header once and hands each historical log the children
 // found among them: dsh's own search scans the whole store for each such
 // log, which over a store of them would take time growing with its square.
-func List(root string, onError func(path string, err error)) ([]Summary, error) {
+func List(root string, v *vocab.Vocabulary, onError func(path string, err error)) ([]Summary, error) {
 	var failures sync.Mutex
 	report := func(path string, err error) {
 		failures.Lock()
@@ -257,9 +262,9 @@ func List(root string, onError func(path string, err error)) ([]Summary, error) 
 		l := logs[i]
 		var err error
 		if historical {
-			out[i], err = summarize(l, children.Of(i), true)
+			out[i], err = summarize(l, v, children.Of(i), true)
 		} else {
-			out[i], err = summarize(l, nil, false)
+			out[i], err = summarize(l, v, nil, false)
 		}
 		if err != nil {
 			report(l.Path, err)

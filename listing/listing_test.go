@@ -34,7 +34,7 @@ func TestSummarizeSeedVectors(t *testing.T) {
 			path := filepath.Join("..", "testdata", "seed-vectors", tt.file)
 			l, _ := store.ParseName("session.v4.jsonl")
 			l.Path = path
-			s, err := listing.Summarize(l)
+			s, err := listing.Summarize(l, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -74,7 +74,7 @@ func TestStates(t *testing.T) {
 				t.Fatal("not a log name")
 			}
 			l.Path = path
-			s, err := listing.Summarize(l)
+			s, err := listing.Summarize(l, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -89,7 +89,7 @@ func TestStates(t *testing.T) {
 // children of its session log, by the header's parentSession, and --tree's
 // source (Parents) agrees with Children.
 func TestListLinksSnapshotChildren(t *testing.T) {
-	list, err := listing.List("../testdata/corpus/restored", func(path string, err error) { t.Errorf("%s: %v", path, err) })
+	list, err := listing.List("../testdata/corpus/restored", nil, func(path string, err error) { t.Errorf("%s: %v", path, err) })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,7 +129,7 @@ func TestListGeneratedStore(t *testing.T) {
 	if _, err := gen.Store(root, templates, n); err != nil {
 		t.Fatal(err)
 	}
-	list, err := listing.List(root, func(path string, err error) { t.Errorf("%s: %v", path, err) })
+	list, err := listing.List(root, nil, func(path string, err error) { t.Errorf("%s: %v", path, err) })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -176,7 +176,7 @@ func BenchmarkList10000(b *testing.B) {
 	}()
 	b.ResetTimer()
 	for b.Loop() {
-		list, err := listing.List(root, func(path string, err error) { b.Errorf("%s: %v", path, err) })
+		list, err := listing.List(root, nil, func(path string, err error) { b.Errorf("%s: %v", path, err) })
 		if err != nil || len(list) != 10000 {
 			b.Fatalf("%d sessions, %v", len(list), err)
 		}
@@ -212,7 +212,7 @@ func TestListHistoricalStore(t *testing.T) {
 	parent := copyTo("session.jsonl", "00000000-0000-4000-8000-000000000001")
 	copyTo("session.1.jsonl", "00000000-0000-4000-8000-000000000002")
 	copyTo("session.2.jsonl", "00000000-0000-4000-8000-000000000003")
-	list, err := listing.List(root, func(path string, err error) { t.Errorf("%s: %v", path, err) })
+	list, err := listing.List(root, nil, func(path string, err error) { t.Errorf("%s: %v", path, err) })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -220,7 +220,7 @@ func TestListHistoricalStore(t *testing.T) {
 	l.Path = parent
 	info, _ := os.Stat(parent)
 	l.Size = info.Size()
-	want, err := listing.Summarize(l)
+	want, err := listing.Summarize(l, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -252,7 +252,7 @@ func BenchmarkListHistorical1000(b *testing.B) {
 	}
 	b.ResetTimer()
 	for b.Loop() {
-		list, err := listing.List(root, func(path string, err error) { b.Errorf("%s: %v", path, err) })
+		list, err := listing.List(root, nil, func(path string, err error) { b.Errorf("%s: %v", path, err) })
 		if err != nil || len(list) != 1000 {
 			b.Fatalf("%d sessions, %v", len(list), err)
 		}

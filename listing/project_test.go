@@ -15,8 +15,8 @@ func TestProjectOf(t *testing.T) {
 		{"/s/snapshots/id/session.v4.jsonl", ""},
 	}
 	for _, tt := range tests {
-		if got := projectOf(tt.path); got != tt.want {
-			t.Errorf("projectOf(%q) = %q, want %q", tt.path, got, tt.want)
+		if got := ProjectOf(tt.path); got != tt.want {
+			t.Errorf("ProjectOf(%q) = %q, want %q", tt.path, got, tt.want)
 		}
 	}
 }

@@ -26,7 +26,8 @@ func newCatalog(children []v3to4.ChildFact, v *vocab.Vocabulary) *catalog {
 	if v == nil {
 		v = vocab.Default()
 	}
-	chain, err := NewChain(oldestVersion, currentVersion, v4.ValidateHeader, v0to1.Edge{}, v1to2.Edge{}, v2to3.Edge{}, v3to4.New(children))
+	headless := v.Build().V0 != nil && v.Build().V0.HeadlessSurface
+	chain, err := NewChain(oldestVersion, currentVersion, v4.ValidateHeader, v0to1.Edge{}, v1to2.Edge{}, v2to3.Edge{Headless: headless}, v3to4.New(children))
 	if err != nil {
 		panic(err) // the assembly is static: a failure is a bug of this file
 	}

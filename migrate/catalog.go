@@ -171,6 +171,9 @@ type restore struct {
 	checkElsewhere bool
 	sourceCut      int64
 	entry          session.Emit // where decoded items go
+	// putBack, when set, restores in each current event what the chain
+	// could not carry (see migrate/lift), before the artifact check sees it.
+	putBack func(session.Event) session.Event
 }
 
 // newRestore starts restoring the session whose header value is hv: each
@@ -192,6 +195,9 @@ func (c *catalog) newRestore(hv jsonv.Value, recovery v2.Recovery, validation Va
 	r := &restore{SourceVersion: version, current: c.chain.Current(), decoder: dec, validation: validation, sourceCut: dec.HeaderCut()}
 	collect := func(item session.Item) error {
 		return item.EachEvent(func(ev session.Event) error {
+			if r.putBack != nil {
+				ev = r.putBack(ev)
+			}
 			if !r.checkElsewhere {
 				r.check.Add(ev)
 			}

@@ -2,7 +2,9 @@ package migrate
 
 import (
 	"errors"
+	"strings"
 
+	"github.com/dshlog/dshlog/jsonl"
 	"github.com/dshlog/dshlog/migrate/stage"
 	"github.com/dshlog/dshlog/session"
 )
@@ -75,7 +77,23 @@ func (c *Chain) Plan(from int) ([]stage.Edge, error) {
 }
 
 func errNewer(stored, current int) error {
-	return session.Unsupportedf("stored Session uses newer format v%d; this build writes v%d", stored, current)
+	return session.Unsupportedf(newerFormat+"v%d; this build writes v%d", stored, current)
+}
+
+// newerFormat starts dsh's refusal of a format newer than it writes.
+const newerFormat = "stored Session uses newer format "
+
+// HeaderRefusal returns dsh's refusal of a log's header line when that is
+// why Open failed: a log dsh reads and refuses, like a refused row, as
+// opposed to a file it cannot read or one stored in a format newer than it
+// writes, which no build of its line reads.
+func HeaderRefusal(err error) (*session.Refusal, bool) {
+	var r *session.Refusal
+	var located *jsonl.Error
+	if !errors.As(err, &r) || !errors.As(err, &located) || located.Line != 1 || strings.HasPrefix(r.Msg, newerFormat) {
+		return nil, false
+	}
+	return r, true
 }
 
 // errOlder refuses a version older than the chain reaches. dsh's own

@@ -113,7 +113,7 @@ func edgeCases(t *testing.T, dir string) []goldenCase {
 // goldens were made with.
 func checkGolden(t *testing.T, c goldenCase, recovery v2.Recovery) {
 	want, wantErr := expected(t, c.expected, recovery)
-	opts := Options{Recovery: recovery, Vocabulary: vocab.Zdsh.Vocabulary()}
+	opts := Options{Recovery: recovery, Vocabulary: vocab.Zdsh.Vocabulary(), AsMigrator: true}
 	got, err := migrateFile(c.input, OpenOptions{Options: opts, ChildFiles: c.children, StoreRoot: "/sessions"})
 	switch {
 	case err != nil && wantErr == "":

@@ -39,6 +39,14 @@ type OpenOptions struct {
 	// with it: rows a writer means to append, checked before it appends
 	// them. It must be whole lines.
 	Extra []byte
+	// Growing, when not nil, is read instead of the file at path: the bytes
+	// of a file a writer is appending to, as they arrive, ending (io.EOF)
+	// when the caller stops following it (package follow). Path still names
+	// the file, its generation and its children. Each row is then decoded as
+	// soon as its line is complete, with nothing read or restored ahead, and
+	// a last line still without its newline when the bytes end is left
+	// unread (Reader.Unfinished), not dropped as torn.
+	Growing io.Reader
 }
 
 // Source is a session file opened for reading: a Reader of its current
@@ -69,9 +77,15 @@ type Source struct {
 // children are found as dsh finds them (same store, or same snapshot
 // directory) and read for the v3→v4 catalog completion. Only the bytes
 // present when the file was opened are read, so an append racing the read
-// is not half seen.
+// is not half seen; with opts.Growing, the appends are what is read.
 func Open(path string, stdin io.Reader, opts OpenOptions) (*Source, error) {
-	f, err := openPlain(path, stdin, opts.Progress, opts.AnyZstdFraming)
+	var f *plainFile
+	var err error
+	if opts.Growing != nil {
+		f, err = openGrowing(path, opts.Growing, opts.AnyZstdFraming)
+	} else {
+		f, err = openPlain(path, stdin, opts.Progress, opts.AnyZstdFraming)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -89,7 +103,11 @@ func Open(path string, stdin io.Reader, opts OpenOptions) (*Source, error) {
 	if err == nil {
 		src.Reader, err = startReader(lines, hv, version, opts.Options)
 		if err == nil {
-			src.Reader.mayRunAhead = true
+			src.Reader.live = opts.Growing != nil
+			src.Reader.mayRunAhead = !src.Reader.live
+			if build := src.Vocabulary().Build(); build.V0 != nil && version > 1 {
+				src.Warnings = append(src.Warnings, fmt.Sprintf("%s: dsh %s writes format v0, and this log is format v%d, which no build of its line writes: its rules do not apply, only the types its vocabulary declares", f.name, build.Name, version))
+			}
 		}
 	}
 	if err != nil {
@@ -167,11 +185,31 @@ func openPlain(path string, stdin io.Reader, progress func(read, size int64), an
 	if progress != nil {
 		raw = &progressReader{r: raw, size: p.size, report: progress}
 	}
+	if err := p.decompress(raw, section, anyZstdFraming); err != nil {
+		p.close()
+		return nil, err
+	}
+	return p, nil
+}
+
+// openGrowing is openPlain for the bytes of a file being appended to, as
+// they arrive: a stream named path.
+func openGrowing(path string, growing io.Reader, anyZstdFraming bool) (*plainFile, error) {
+	p := &plainFile{name: path, size: -1}
+	if err := p.decompress(growing, nil, anyZstdFraming); err != nil {
+		p.close()
+		return nil, err
+	}
+	return p, nil
+}
+
+// decompress makes p's text the plaintext of raw, as dsh's backend reads
+// it; section, when not nil, is the whole of a regular file raw reads.
+func (p *plainFile) decompress(raw io.Reader, section *io.SectionReader, anyZstdFraming bool) error {
 	br := bufio.NewReaderSize(raw, readBufferSize(p.size))
 	magic, err := br.Peek(4)
 	if err != nil && err != io.EOF {
-		p.close()
-		return nil, &jsonl.Error{File: p.name, Err: err}
+		return &jsonl.Error{File: p.name, Err: err}
 	}
 	p.text = br
 	switch {
@@ -179,28 +217,25 @@ func openPlain(path string, stdin io.Reader, progress func(read, size int64), an
 		p.compression = jsonl.Zstd
 		if section != nil {
 			if err := scanZstdFrames(section, p.size); err != nil {
-				p.close()
-				return nil, &jsonl.Error{File: p.name, Err: err}
+				return &jsonl.Error{File: p.name, Err: err}
 			}
 		}
 		z, err := newZstdFrames(br, anyZstdFraming)
 		if err != nil {
-			p.close()
-			return nil, err
+			return err
 		}
 		p.text, p.zstd = z, z
 		p.closers = append(p.closers, z)
 	case len(magic) >= 2 && magic[0] == 0x1f && magic[1] == 0x8b:
 		gz, err := gzip.NewReader(br)
 		if err != nil {
-			p.close()
-			return nil, &jsonl.Error{File: p.name, Err: fmt.Errorf("gzip: %w", err)}
+			return &jsonl.Error{File: p.name, Err: fmt.Errorf("gzip: %w", err)}
 		}
 		p.compression = jsonl.Gzip
 		p.text = gz
 		p.closers = append(p.closers, gz)
 	}
-	return p, nil
+	return nil
 }
 
 func (p *plainFile) close() {
@@ -222,6 +257,17 @@ func (p *progressReader) Read(b []byte) (int, error) {
 	p.read += int64(n)
 	p.report(p.read, p.size)
 	return n, err
+}
+
+// StoredVersion returns the format version the header line of the session
+// file at path states, or false when it states none (or cannot be read).
+func StoredVersion(path string) (int, bool) {
+	hv, _, err := readHeaderFile(path)
+	if err != nil && hv.Kind() != jsonv.Object {
+		return 0, false
+	}
+	version, ok := hv.Field("version").Count()
+	return int(version), ok
 }
 
 // readHeaderFile reads only the header of the session file at path.

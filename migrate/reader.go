@@ -16,13 +16,16 @@ package migrate
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"path/filepath"
 	"strings"
 
+	"github.com/dshlog/dshlog/codec/v0"
 	"github.com/dshlog/dshlog/codec/v2"
 	"github.com/dshlog/dshlog/jsonl"
 	"github.com/dshlog/dshlog/jsonv"
+	"github.com/dshlog/dshlog/migrate/lift"
 	"github.com/dshlog/dshlog/migrate/v3to4"
 	"github.com/dshlog/dshlog/session"
 	"github.com/dshlog/dshlog/vocab"
@@ -41,6 +44,16 @@ type Options struct {
 	// session, which the v4 restore judges its events by; nil means the
 	// default build's (vocab.Default).
 	Vocabulary *vocab.Vocabulary
+	// AsMigrator reads an older log exactly as dsh's own migrator does,
+	// refusing what it refuses, for a migration dsh would publish. Without
+	// it a log in snapshot form, of the v0 line when the vocabulary's build
+	// is one, or holding types the vocabulary declares, is read as its own
+	// build reads it (see migrate/lift).
+	AsMigrator bool
+	// ListLifted keeps every change the reading of an older log made that
+	// today's migrator would not (Reader.Lifted), as a rescue reports them;
+	// otherwise only their counts are kept (Reader.LiftCounts).
+	ListLifted bool
 }
 
 // Reader streams the current-format (v4) events of a session file of any
@@ -57,6 +70,7 @@ type Reader struct {
 	Snapshot bool
 
 	vocab   *vocab.Vocabulary
+	lift    *lift.Lifter // an older log's rows, lifted to released form
 	lines   *jsonl.Reader
 	ahead   *readAhead // reads and parses lines from lines once the body is read
 	restore *restore
@@ -64,10 +78,20 @@ type Reader struct {
 	next    int   // index of the next pending event to hand out
 	issue   error // the first unparsable row, fatal if a turn/end follows
 	torn    bool
-	cut     int64
-	done    bool
-	rows    int64 // body rows seen, for snapshot restoration
-	text    int64 // bytes of body text read
+	// live says lines arrive as a writer appends them (OpenOptions.Growing):
+	// each is decoded as it comes, and a last line without its newline is
+	// unfinished, its unfinished bytes, rather than torn.
+	live       bool
+	unfinished int
+	cut        int64
+	done       bool
+	rows       int64 // body rows seen
+	// snapshotSeq is the seq a normalized snapshot's next row is given.
+	snapshotSeq int64
+	// chunksOnly says every body row so far of a v0 or v1 log is a stream
+	// chunk: a provider's recording, not a session, if it stays so.
+	chunksOnly bool
+	text       int64 // bytes of body text read
 	// snapshot is Snapshot as the restore knows it; Next publishes it.
 	snapshot bool
 	// mayRunAhead says Next may run the restore ahead on a goroutine of its
@@ -93,7 +117,7 @@ func startReader(lines *jsonl.Reader, hv jsonv.Value, version int, opts Options)
 	if named, ok := GenerationOf(filepath.Base(lines.Name())); ok && named != version {
 		return nil, lineError(lines, 1, session.Plainf("resolved JSONL source filename identifies v%d, but its header identifies v%d", named, version))
 	}
-	r := &Reader{lines: lines, SourceVersion: version, vocab: opts.Vocabulary}
+	r := &Reader{lines: lines, SourceVersion: version, vocab: opts.Vocabulary, chunksOnly: version <= 1}
 	if r.vocab == nil {
 		r.vocab = vocab.Default()
 	}
@@ -101,14 +125,26 @@ func startReader(lines *jsonl.Reader, hv jsonv.Value, version int, opts Options)
 	if version == currentVersion {
 		validation = Current
 	}
+	if version < currentVersion && !opts.AsMigrator {
+		r.lift = lift.New(r.vocab, version, opts.ListLifted)
+		hv = r.lift.Header(hv)
+	}
 	var err error
 	r.restore, err = newCatalog(opts.Children, r.vocab).newRestore(hv, opts.Recovery, validation, r.collect)
 	if err != nil {
 		return nil, lineError(lines, 1, err)
 	}
+	if r.lift != nil {
+		r.restore.putBack = r.lift.PutBack
+	}
 	r.Header = r.restore.Header
 	return r, nil
 }
+
+// ErrNotSessionLog is why a file that holds no dsh session is refused: its
+// first line is not a session header, or its rows are a provider's recorded
+// stream alone. It is not dsh refusing a log but a file of another kind.
+var ErrNotSessionLog = errors.New("not a session log")
 
 // readHeaderLine reads and parses the first line with the JSONL backend's
 // own checks and messages, and returns it with its version.
@@ -128,9 +164,16 @@ func readHeaderLine(lines *jsonl.Reader) (jsonv.Value, int, error) {
 	if hv.Kind() != jsonv.Object {
 		return hv, 0, lineError(lines, 1, session.Plainf("corrupt session log: first line is not a JSON object"))
 	}
+	if typ, ok := hv.Field("type").Str(); ok && typ != "session" {
+		return hv, 0, lineError(lines, 1, fmt.Errorf("%w: its first line is not a session header but a %q row (a dsh session log starts with {\"type\":\"session\",\"version\":…})", ErrNotSessionLog, typ))
+	}
 	version, ok := hv.Field("version").Count()
 	if !ok {
-		return hv, 0, lineError(lines, 1, session.Plainf("corrupt session log: header version is not a non-negative safe integer"))
+		reason := "corrupt session log: header version is not a non-negative safe integer"
+		if !hv.Has("version") {
+			reason += " (the header has no version member)"
+		}
+		return hv, 0, lineError(lines, 1, session.Plainf("%s", reason))
 	}
 	return restoreSnapshotCwd(hv), int(version), nil
 }
@@ -203,15 +246,16 @@ func (r *Reader) nextInline() (session.Event, error) {
 // of dsh's JSONL row reader: a torn last line is dropped, an unparsable row
 // withholds every later one and is fatal if a turn/end follows.
 func (r *Reader) fill() error {
-	if r.ahead == nil {
-		r.ahead = startReadAhead(r.lines, r.restore.warmRow(), r.restore.checkRow())
-	}
-	line, err := r.ahead.line()
+	line, err := r.nextLine()
 	if err == io.EOF {
 		return r.finish()
 	}
 	if err != nil {
 		return err
+	}
+	if line.Torn && r.live {
+		r.unfinished = len(line.Text)
+		return r.finish()
 	}
 	if line.Torn {
 		r.torn = true
@@ -236,23 +280,80 @@ func (r *Reader) fill() error {
 		r.snapshot = true
 	}
 	r.rows++
+	lifted := false
+	if r.snapshot {
+		row, r.snapshotSeq = restoreSnapshotRow(row, r.snapshotSeq, r.restore.Header.CreatedAt)
+	}
+	if r.chunksOnly && !isChunkRow(row) {
+		r.chunksOnly = false
+	}
+	if r.lift != nil {
+		row, lifted = r.lift.Row(row, line.Num)
+	}
 	switch {
-	case r.snapshot:
+	case r.snapshot || lifted:
 		// The checks made ahead were of the row as stored.
-		err = r.restore.decodeRow(restoreSnapshotRow(row, r.rows-1, r.restore.Header.CreatedAt))
+		err = r.restore.decodeRow(row)
 	case line.checked:
 		err = r.restore.decodeChecked(row, line.check)
 	default:
 		err = r.restore.decodeRow(row)
 	}
 	if err != nil {
-		return lineError(r.lines, line.Num, err)
+		return rowError(row, lineError(r.lines, line.Num, err))
 	}
 	return nil
 }
 
+// RowError is an error (located in the file) met while the row of seq Seq
+// was decoded: the event
+// a refusal's message names, as "<type> <seq>", is that row's in all but the
+// rarest case (a stage refusing an earlier event on seeing a later one).
+type RowError struct {
+	Seq int64
+	Err error
+}
+
+func (e *RowError) Error() string { return e.Err.Error() }
+
+func (e *RowError) Unwrap() error { return e.Err }
+
+// rowError wraps err with the seq of the row it was met at, when the row
+// states one (seq, or seq0 for a packed row).
+func rowError(row jsonv.Value, err error) error {
+	seq, ok := row.Field("seq").Count()
+	if !ok {
+		seq, ok = row.Field("seq0").Count()
+	}
+	if !ok {
+		return err
+	}
+	return &RowError{Seq: seq, Err: err}
+}
+
+// nextLine returns the next line and its parse: read and parsed ahead, or,
+// for a live reader, which must decode each row as soon as its line
+// arrives, read and parsed now.
+func (r *Reader) nextLine() (parsedLine, error) {
+	if r.live {
+		line, err := r.lines.Next()
+		if err != nil || line.Torn {
+			return parsedLine{Line: line}, err
+		}
+		row, err := jsonv.Parse(line.Text)
+		return parsedLine{Line: line, row: row, err: err}, nil
+	}
+	if r.ahead == nil {
+		r.ahead = startReadAhead(r.lines, r.restore.warmRow(), r.restore.checkRow())
+	}
+	return r.ahead.line()
+}
+
 func (r *Reader) finish() error {
 	r.done = true
+	if r.chunksOnly && r.rows > 0 {
+		return lineError(r.lines, 0, fmt.Errorf("%w: its %d rows are all assistant/chunk rows, a provider's recorded stream with no turn, step or message of a session", ErrNotSessionLog, r.rows))
+	}
 	cut, err := r.restore.finish()
 	if err != nil {
 		return lineError(r.lines, 0, err)
@@ -304,12 +405,36 @@ func (r *Reader) closeLines() {
 // Cut returns the inherited event count; valid after Next returned io.EOF.
 func (r *Reader) Cut() int64 { return r.cut }
 
+// Lifted returns what was read differently from today's official
+// migrator (see migrate/lift), in file order, when Options.ListLifted
+// asked for them; complete after Next returned io.EOF.
+func (r *Reader) Lifted() []lift.Change {
+	if r.lift == nil {
+		return nil
+	}
+	return r.lift.Changes()
+}
+
+// LiftCounts returns how many changes of each rule Lifted would list;
+// complete after Next returned io.EOF.
+func (r *Reader) LiftCounts() lift.Counts {
+	if r.lift == nil {
+		return nil
+	}
+	return r.lift.Counts()
+}
+
 // Vocabulary returns the event vocabulary the session is judged by.
 func (r *Reader) Vocabulary() *vocab.Vocabulary { return r.vocab }
 
 // TornTail reports whether a torn last line was dropped; valid after Next
 // returned io.EOF.
 func (r *Reader) TornTail() bool { return r.torn }
+
+// Unfinished returns the bytes of a last line a live reader left unread
+// because its newline had not come when the appends stopped (0 when none);
+// valid after Next returned io.EOF.
+func (r *Reader) Unfinished() int { return r.unfinished }
 
 // Issue returns the problem that made recovery drop the rows after it, if
 // any; valid after Next returned io.EOF.
@@ -320,20 +445,37 @@ func (r *Reader) Issue() error {
 	return r.restore.decoder.Issue()
 }
 
+// isChunkRow reports whether a v0 or v1 row is a provider's stream chunk:
+// an assistant/chunk event or a packed chunk row.
+func isChunkRow(row jsonv.Value) bool {
+	if _, packed := v0.PackedWidth(row); packed {
+		return true
+	}
+	return row.Field("type").Text() == "assistant/chunk"
+}
+
 // restoreSnapshotRow gives a normalized snapshot row its seq and time back,
 // in the writer's key order: type, seq, time, then the rest as they were.
-func restoreSnapshotRow(row jsonv.Value, seq, createdAt int64) jsonv.Value {
+// A v0 packed row takes seq0 and time0, and a seq for each chunk it packs.
+// It returns the row and the seq of the next one.
+func restoreSnapshotRow(row jsonv.Value, seq, createdAt int64) (jsonv.Value, int64) {
+	seqKey, timeKey, width := "seq", "time", int64(1)
+	if n, packed := v0.PackedWidth(row); packed {
+		seqKey, timeKey, width = "seq0", "time0", n
+	}
 	members := []jsonv.Member{
 		jsonv.M("type", row.Field("type")),
-		jsonv.M("seq", jsonv.IntValue(seq)),
-		jsonv.M("time", jsonv.IntValue(createdAt+seq)),
+		jsonv.M(seqKey, jsonv.IntValue(seq)),
+		jsonv.M(timeKey, jsonv.IntValue(createdAt+seq)),
 	}
 	for _, m := range row.Members() {
-		if m.Key != "type" && m.Key != "seq" && m.Key != "time" {
-			members = append(members, m)
+		switch m.Key {
+		case "type", "seq", "time", "seq0", "time0":
+			continue
 		}
+		members = append(members, m)
 	}
-	return jsonv.ObjectValue(members...)
+	return jsonv.ObjectValue(members...), seq + width
 }
 
 // syntaxColumn returns the 1-based byte column of a JSON syntax error, or 0.

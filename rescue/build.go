@@ -17,6 +17,7 @@ import (
 	"github.com/dshlog/dshlog/migrate"
 	"github.com/dshlog/dshlog/session"
 	"github.com/dshlog/dshlog/verify"
+	"github.com/dshlog/dshlog/vocab"
 )
 
 // wallClock is the time dsh stamps a live append with, in milliseconds.
@@ -38,14 +39,40 @@ type Options struct {
 // publishes or removes it. A healthy source gets no file (Result.Healthy).
 func Rescue(path, dir string, opts Options) (Result, string, error) {
 	var res Result
+	var lifted []Step
+	if readsV0AsLine(path) {
+		var line *vocab.Vocabulary
+		line, opts.Read.Vocabulary = lineAndToday(opts.Read.Vocabulary)
+		diagnosis, err := errorsOf(path, opts.Read)
+		if err != nil || len(diagnosis) == 0 {
+			res.Diagnosis, res.Healthy = diagnosis, err == nil
+			return res, "", err
+		}
+		res.Diagnosis = diagnosis
+		migrated, steps, err := liftToV4(path, dir, line)
+		if err != nil {
+			return res, "", err
+		}
+		defer os.Remove(migrated)
+		path, lifted = migrated, steps
+	}
 	diagnosis, err := errorsOf(path, opts.Read)
 	if err != nil {
 		return res, "", err
 	}
-	res.Diagnosis = diagnosis
-	if len(diagnosis) == 0 {
+	if res.Diagnosis == nil {
+		res.Diagnosis = diagnosis
+	}
+	if len(diagnosis) == 0 && lifted == nil {
 		res.Healthy = true
 		return res, "", nil
+	}
+	if lifted != nil && !anyRefusal(diagnosis) {
+		// dsh opens the migration as it is; what verify still finds there
+		// the log had as its own line wrote it, and cutting the history
+		// to pass would lose what the log holds.
+		res.Remaining = diagnosis
+		return liftedResult(res, path, dir, lifted)
 	}
 	header, rows, writers, err := scan(path)
 	if err != nil {
@@ -72,9 +99,71 @@ func Rescue(path, dir string, opts Options) (Result, string, error) {
 			os.Remove(a.file)
 		}
 	}
-	res.Steps = append(setAside(rows, best.kept, writers), best.steps...)
+	mended := append(setAside(rows, best.kept, writers), best.steps...)
+	if lifted != nil {
+		for i := range mended {
+			mended[i].Migrated = true
+		}
+	}
+	res.Steps = append(lifted, mended...)
 	res.Events, res.Bytes = best.events, best.bytes
 	return res, best.file, nil
+}
+
+// anyRefusal reports whether one of the findings is dsh refusing the log.
+func anyRefusal(findings []verify.Finding) bool {
+	for _, f := range findings {
+		if f.Refuses() {
+			return true
+		}
+	}
+	return false
+}
+
+// liftedResult is the result of a format v0 log whose migration to v4,
+// read as its own line reads it, today's dsh opens as it is: the migrated
+// file, moved to a staging file of its own.
+func liftedResult(res Result, migrated, dir string, steps []Step) (Result, string, error) {
+	f, err := os.CreateTemp(dir, ".rescue-*.jsonl.tmp")
+	if err != nil {
+		return res, "", err
+	}
+	f.Close()
+	if err := os.Rename(migrated, f.Name()); err != nil {
+		os.Remove(f.Name())
+		return res, "", err
+	}
+	info, err := os.Stat(f.Name())
+	if err != nil {
+		os.Remove(f.Name())
+		return res, "", err
+	}
+	events, err := countRows(f.Name())
+	if err != nil {
+		os.Remove(f.Name())
+		return res, "", err
+	}
+	res.Steps, res.Events, res.Bytes = steps, events, info.Size()
+	return res, f.Name(), nil
+}
+
+// countRows counts the event rows of a log: its lines after the header.
+func countRows(path string) (int64, error) {
+	text, err := migrate.OpenText(path, nil)
+	if err != nil {
+		return 0, err
+	}
+	defer text.Close()
+	lines := jsonl.NewReader(text, path)
+	n := int64(-1)
+	for {
+		if _, err := lines.Next(); err == io.EOF {
+			return max(n, 0), nil
+		} else if err != nil {
+			return 0, err
+		}
+		n++
+	}
 }
 
 // attempt is a verified candidate for one writer's history.
@@ -416,6 +505,9 @@ func closerDetail(ev session.Event) string {
 func errorsOf(path string, read migrate.Options) ([]verify.Finding, error) {
 	src, err := migrate.Open(path, nil, migrate.OpenOptions{Options: read, AnyZstdFraming: true})
 	var refusal *session.Refusal
+	if header, ok := migrate.HeaderRefusal(err); ok {
+		return []verify.Finding{{Code: verify.CodeCodecRefused, Severity: verify.Error, Seq: -1, Line: 1, Message: header.Text()}}, nil
+	}
 	switch {
 	case errors.As(err, &refusal):
 		return []verify.Finding{{Code: verify.CodeCodecRefused, Severity: verify.Error, Seq: -1, Message: refusal.Text()}}, nil

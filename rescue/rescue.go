@@ -70,6 +70,15 @@ type Step struct {
 	Type string
 	// Detail says why, or what changed, in words.
 	Detail string
+	// Rule names the rule of the log's own line a lift step read the row
+	// by (see migrate/lift), "" for other steps.
+	Rule string
+	// SetAside is the JSON, as written, of a member that today's format
+	// cannot hold and the step set aside; nil when none.
+	SetAside []byte
+	// Migrated is true for a step taken on the v4 migration of an older
+	// source, whose Line is a line of that migration, not of the source.
+	Migrated bool
 }
 
 // Result says what a rescue found and did.
@@ -83,4 +92,9 @@ type Result struct {
 	Bytes  int64
 	// Healthy is true when the source had no error: nothing to rescue.
 	Healthy bool
+	// Remaining are the errors verify still finds in a result that dsh
+	// opens: the writer's guarantees a log of an older format broke as its
+	// own line wrote it, which no rewrite mends without losing what the log
+	// holds (a v4 result has none).
+	Remaining []verify.Finding
 }

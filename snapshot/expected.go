@@ -66,6 +66,20 @@ func ParseToolSchemas(text []byte) ([]jsonv.Value, error) {
 // childNumber is K in session.K.jsonl and session.K.vN.jsonl.
 var childNumber = regexp.MustCompile(`^session\.([1-9][0-9]*)\.(?:v[0-9]+\.)?jsonl$`)
 
+// ChildNumber is K when the log at path is child K of its snapshot folder
+// (session.K.jsonl or session.K.vN.jsonl), else 0.
+func ChildNumber(path string) int {
+	m := childNumber.FindStringSubmatch(filepath.Base(path))
+	if m == nil {
+		return 0
+	}
+	k, err := strconv.Atoi(m[1])
+	if err != nil || k >= 1<<30 {
+		return 0
+	}
+	return k
+}
+
 // ExpectedFiles names the files beside the log at path that hold its
 // expected system prompts and tool schemas: system-prompt.expected.md and
 // tool-schemas.expected.json for the parent, system-prompt.K.expected.md and
@@ -120,10 +134,12 @@ func (r *restorer) substituteExpected(text []byte) ([]byte, error) {
 		if exp.Prompts == nil || block.Field("text").Text() != systemToken {
 			return text, nil
 		}
-		if r.prompts >= len(exp.Prompts) {
-			return nil, fmt.Errorf("system prompt %d has no expected text (the system-prompt file holds %d)", r.prompts+1, len(exp.Prompts))
+		prompt := r.opts.System
+		if r.prompts < len(exp.Prompts) {
+			prompt = exp.Prompts[r.prompts]
+		} else {
+			r.warn("system prompt %d has no expected text (the system-prompt file holds %d); it gets the stand-in prompt %q", r.prompts+1, len(exp.Prompts), abbreviate(prompt))
 		}
-		prompt := exp.Prompts[r.prompts]
 		r.prompts++
 		content := v.Field("data").Field("message").Field("content")
 		content = content.WithIndex(0, block.With("text", jsonv.StringValue(prompt)))
@@ -134,10 +150,12 @@ func (r *restorer) substituteExpected(text []byte) ([]byte, error) {
 			return text, nil
 		}
 		if r.headers == 0 || v.Field("data").Field("reason").Text() == "change" {
-			if r.headers >= len(exp.Tools) {
-				return nil, fmt.Errorf("tool list %d has no expected schemas (the tool-schemas file holds %d)", r.headers+1, len(exp.Tools))
+			r.tools = r.opts.Tools
+			if r.headers < len(exp.Tools) {
+				r.tools = exp.Tools[r.headers]
+			} else {
+				r.warn("tool list %d has no expected schemas (the tool-schemas file holds %d); it gets the stand-in tools of rule R3", r.headers+1, len(exp.Tools))
 			}
-			r.tools = exp.Tools[r.headers]
 			r.headers++
 		}
 		return withPath(v, r.tools, "data", "header", "tools").Encode(), nil
@@ -159,20 +177,34 @@ func isNameList(v jsonv.Value) bool {
 	return true
 }
 
-// ordinalValue is the value of one {{kind:N}} placeholder, or the
-// placeholder itself when its kind has no format.
+// ordinalValue is the value of one {{kind:N}} placeholder: its id, its
+// kind's format with N, or kind-N when the kind has no format (rule R1's
+// spelling of message-N, id-N and workflow-N).
 func (r *restorer) ordinalValue(tok string) string {
 	if id, ok := r.opts.IDs[tok]; ok {
 		return id
 	}
 	m := tokenPattern.FindStringSubmatch(tok)
+	n, err := strconv.Atoi(m[2])
+	if err != nil { // an ordinal too large for an int
+		return m[1] + "-" + m[2]
+	}
 	format, ok := r.opts.IDFormats[m[1]]
 	if !ok {
-		return tok
-	}
-	n, err := strconv.Atoi(m[2])
-	if err != nil {
-		return tok
+		return m[1] + "-" + m[2]
 	}
 	return fmt.Sprintf(format, n)
+}
+
+// abbreviate is text cut to its first line, at most 60 bytes, for a
+// warning.
+func abbreviate(text string) string {
+	line, _, cut := strings.Cut(text, "\n")
+	if runes := []rune(line); len(runes) > 60 {
+		line, cut = string(runes[:60]), true
+	}
+	if cut {
+		return line + "…"
+	}
+	return line
 }

@@ -15,6 +15,7 @@ func fuzzSeeds(f *testing.F) {
 		"dsh/bash-tool-turn/session.jsonl",
 		"restored/provider-cwd/session.v3.jsonl",
 		"mainline/compaction-recovery/session.v4.jsonl",
+		"fork-logs/v0-line/SparkElf+deepseek-harness-plus/advanced/session.1.jsonl",
 	} {
 		data, err := os.ReadFile(filepath.Join(corpus, path))
 		if err != nil {
@@ -26,7 +27,7 @@ func fuzzSeeds(f *testing.F) {
 }
 
 // FuzzRestore feeds arbitrary text to Restore: it may refuse, never panic,
-// and what it writes is one JSON row per line.
+// and what it writes is one JSON row per line, with no placeholder left.
 func FuzzRestore(f *testing.F) {
 	fuzzSeeds(f)
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -36,6 +37,9 @@ func FuzzRestore(f *testing.F) {
 		}
 		if out.Len() > 0 && !bytes.HasSuffix(out.Bytes(), []byte("\n")) {
 			t.Fatalf("output does not end with a newline")
+		}
+		if left := placeholderPattern.Find(out.Bytes()); left != nil {
+			t.Fatalf("placeholder %s left in the output", left)
 		}
 	})
 }

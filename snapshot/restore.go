@@ -26,8 +26,30 @@ type RestoreOptions struct {
 	Replace []Replacement
 	// Expected, when not nil, holds the prompts and tool lists dsh's snapshot
 	// folder keeps beside the log; they take the place of Values.System and
-	// Values.Tools.
+	// Values.Tools. A prompt or tool list the files lack gets Values.System
+	// or Values.Tools, with a warning.
 	Expected *Expected
+	// Child is K when the log is child K of its snapshot folder
+	// (session.K.jsonl, ChildNumber), 0 for the parent. It numbers the
+	// log's own session id in the named placeholders (Restore).
+	Child int
+	// Placeholders give named placeholders their values by name ("agent-1"
+	// for {{agent-1}}), wherever they stand; they take precedence over
+	// Restore's rules.
+	Placeholders map[string]string
+	// Warn, when not nil, is told what Restore filled in with a stand-in.
+	Warn func(Warning)
+}
+
+// Warning is something Restore filled in with a stand-in value.
+type Warning struct {
+	File   string
+	Line   int
+	Reason string
+}
+
+func (w Warning) String() string {
+	return fmt.Sprintf("%s:%d: %s", w.File, w.Line, w.Reason)
 }
 
 // packedTypes are the v0/v1 rows that pack several stream chunks, one seq
@@ -40,11 +62,27 @@ var packedTypes = map[string]string{
 
 // Restore reads a normalized snapshot from src (name is used in errors)
 // and writes the session log it stands for to dst, one row at a time.
+//
+// Besides the placeholders of rules R1 and R3 it fills the named ones
+// dsh's pre-v1 snapshot normalizers write, with the log's session ordinal
+// S (1 for the parent, K+1 for child K, 2 for a child log whose number is
+// not known): {{sessionId}} is the log's own session id (R1's session:S),
+// the parent's (session:1) as the header's parentSession, and a message id
+// as a message's id; {{parent}} is session:1 and {{child-N}} session:N+1;
+// {{messageId}} is a new message id S-…-9000-N for each message, except
+// that a message an agent/inbox/spliced row inserted keeps its id when a
+// later row delivers the same message; {{rpcId}} is an RPC id S-…-a000-N,
+// a new one for each turn; {{workflow-run}} is R1's workflow:1; and
+// {{messagePrefix}} as an element of a request header's messagePrefix is
+// a stand-in user message. Any other placeholder, or one where its rule
+// gives no value, fails the restore with an *UnfilledError naming it and
+// where it stands; none is left in the output.
 func Restore(dst io.Writer, src io.Reader, name string, opts RestoreOptions) error {
 	r, err := newRestorer(opts)
 	if err != nil {
 		return err
 	}
+	r.name = name
 	lines := jsonl.NewReader(src, name)
 	out := bufio.NewWriter(dst)
 	for {
@@ -55,6 +93,7 @@ func Restore(dst io.Writer, src io.Reader, name string, opts RestoreOptions) err
 		if err != nil {
 			return err
 		}
+		r.line = line.Num
 		row, err := r.row(line.Text)
 		if err != nil {
 			return &jsonl.Error{File: name, Line: line.Num, Err: err}
@@ -72,7 +111,10 @@ func Restore(dst io.Writer, src io.Reader, name string, opts RestoreOptions) err
 // restorer carries a restore's state from row to row.
 type restorer struct {
 	opts      RestoreOptions
+	name      string // the log's name, for warnings
+	line      int    // the line being restored
 	formats   []idFormat
+	named     *namedFiller
 	sawHeader bool
 	createdAt float64
 	seq       int64 // the next row's seq (R4)
@@ -104,14 +146,21 @@ func (r *restorer) row(text []byte) ([]byte, error) {
 			return nil, err
 		}
 	}
-	v, err := jsonv.Parse([]byte(r.replaceText(string(text))))
+	replaced := r.replaceText(string(text))
+	v, err := jsonv.Parse([]byte(replaced))
 	if err != nil {
 		return nil, fmt.Errorf("not valid JSON after the placeholders were filled in: %v", err)
 	}
 	if v.Kind() != jsonv.Object {
 		return nil, errors.New("row is not a JSON object")
 	}
-	r.buf = append(r.restoreRow(v).Append(r.buf[:0]), '\n')
+	v = r.restoreRow(v)
+	if mayHoldPlaceholder(replaced) {
+		if v, _, err = r.named.row(v, false); err != nil {
+			return nil, err
+		}
+	}
+	r.buf = append(v.Append(r.buf[:0]), '\n')
 	return r.buf, nil
 }
 
@@ -127,7 +176,47 @@ func (r *restorer) header(text []byte) ([]byte, error) {
 		return nil, errors.New("the session header has no numeric createdAt (rule R5 needs it)")
 	}
 	r.sawHeader, r.createdAt = true, createdAt
-	return append([]byte(replaced), '\n'), nil
+	r.named = newNamedFiller(r.opts.Placeholders, r.sessionID, r.ordinalValue(token("workflow", 1)), r.sessionOrdinal(hv))
+	if !mayHoldPlaceholder(replaced) {
+		return append([]byte(replaced), '\n'), nil
+	}
+	filled, changed, err := r.named.row(hv, true)
+	if err != nil || !changed {
+		return append([]byte(replaced), '\n'), err
+	}
+	return append(filled.Encode(), '\n'), nil
+}
+
+// mayHoldPlaceholder reports whether a row's text may hold a placeholder:
+// {{ as written, or a brace escaped as \u007b.
+func mayHoldPlaceholder(text string) bool {
+	return strings.Contains(text, "{{") || strings.Contains(text, `\u007`)
+}
+
+// sessionOrdinal is the ordinal of the log's own session id: 1 for the
+// parent, K+1 for child K (dsh numbers the parent's id first), and 2 for a
+// log whose header names a parent but whose number is not known.
+func (r *restorer) sessionOrdinal(header jsonv.Value) int {
+	switch {
+	case r.opts.Child > 0:
+		return r.opts.Child + 1
+	case header.Has("parentSession"):
+		return 2
+	}
+	return 1
+}
+
+// sessionID is the session id of ordinal n, as rule R1 spells
+// {{session:n}}.
+func (r *restorer) sessionID(n int) string {
+	return r.ordinalValue(token("session", n))
+}
+
+// warn tells the caller what the current row got as a stand-in.
+func (r *restorer) warn(format string, args ...any) {
+	if r.opts.Warn != nil {
+		r.opts.Warn(Warning{File: r.name, Line: r.line, Reason: fmt.Sprintf(format, args...)})
+	}
 }
 
 // replaceText applies rules R1 and R2: text replacements on the row. The

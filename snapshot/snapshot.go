@@ -30,8 +30,14 @@
 // repository-key and review-checkout ids of git worktrees are not
 // recognized.
 //
+// Restore also fills the named placeholders of the pre-v1 line's
+// normalizers ({{sessionId}}, {{parent}}, {{child-N}}, {{messageId}},
+// {{rpcId}}, {{workflow-run}}, {{messagePrefix}}; see Restore), and fails
+// on any placeholder it cannot fill rather than leave it in the log.
+//
 // Memory: Restore holds one row at a time plus the expected prompts, tool
-// lists and clock runs it puts in. Normalize and Check read the log twice
+// lists and clock runs it puts in, and the messages agent/inbox/spliced rows
+// inserted with a made-up id until a later row delivers them. Normalize and Check read the log twice
 // (the first pass learns every id to replace, as dsh's redaction does over
 // the whole log before it rewrites); they hold one row at a time plus the
 // table of ids found and, for Recorded, the system prompts, tool lists and
@@ -56,7 +62,8 @@ type Values struct {
 	// IDFormats maps a placeholder kind (session, message, id, workflow, …)
 	// to the fmt format of its value, with one %d (or %0Nd) verb for the
 	// ordinal: {{message:3}} is fmt.Sprintf(IDFormats["message"], 3). A kind
-	// without a format is left as a placeholder by Restore.
+	// without a format is spelled kind-N by Restore ({{approval:1}} is
+	// approval-1).
 	IDFormats map[string]string
 	// IDs maps placeholders to the ids they stand for ({{message:1}} →
 	// 8707a01d-…); an id listed here takes precedence over IDFormats.

@@ -21,6 +21,7 @@ import (
 	"github.com/dshlog/dshlog/migrate"
 	"github.com/dshlog/dshlog/session"
 	"github.com/dshlog/dshlog/verify"
+	"github.com/dshlog/dshlog/vocab"
 )
 
 // Counts are the events of a session, or of several, counted by kind.
@@ -168,26 +169,33 @@ func usageOf(v jsonv.Value) (Usage, bool) {
 }
 
 // Collect reads the session file at path and returns its statistics. A log
-// dsh refuses is counted up to the refusal (Complete false, Problem set);
-// the error is for a file that cannot be opened or read. A historical log's
+// dsh refuses is counted up to the refusal (Complete false, Problem set;
+// nothing is counted of one whose header it refuses); the error is for a
+// file that cannot be opened or read. A historical log's
 // subagent children are found as dsh finds them.
-func Collect(path string) (Session, error) {
-	return collect(path, migrate.OpenOptions{})
+// The session is read as the dsh build whose vocabulary is v wrote it (nil:
+// the default build).
+func Collect(path string, v *vocab.Vocabulary) (Session, error) {
+	return collect(path, v, migrate.OpenOptions{})
 }
 
 // CollectWithChildren is Collect with the subagent children of a
 // historical log given (listing.ReadHeaders finds them for a whole store
 // at once) instead of searched for in its store.
-func CollectWithChildren(path string, children []string) (Session, error) {
-	return collect(path, migrate.OpenOptions{ChildFiles: children, ChildFilesOnly: true})
+func CollectWithChildren(path string, children []string, v *vocab.Vocabulary) (Session, error) {
+	return collect(path, v, migrate.OpenOptions{ChildFiles: children, ChildFilesOnly: true})
 }
 
-func collect(path string, opts migrate.OpenOptions) (Session, error) {
-	opts.Options = migrate.Options{Recovery: v2.Recoverable}
+func collect(path string, v *vocab.Vocabulary, opts migrate.OpenOptions) (Session, error) {
+	opts.Options = migrate.Options{Recovery: v2.Recoverable, Vocabulary: v}
 	opts.AnyZstdFraming = true
 	open := func(path string) (*migrate.Source, error) { return migrate.Open(path, nil, opts) }
 	s := Session{Path: path, Complete: true, Tools: []Tool{}, Models: []Model{}, Breaks: []Break{}}
 	src, err := open(path)
+	if refused, ok := migrate.HeaderRefusal(err); ok {
+		s.Complete, s.Problem = false, refused.Text()
+		return s, nil
+	}
 	if err != nil {
 		return s, err
 	}
@@ -356,20 +364,28 @@ func (c *counter) settlement(ev session.Event) {
 
 // finish orders the tools and models for output.
 func (c *counter) finish() {
+	c.s.Tools, c.s.Models = c.ordered()
+}
+
+// ordered returns the tools and models counted so far, in output order.
+func (c *counter) ordered() ([]Tool, []Model) {
+	tools := make([]Tool, 0, len(c.tools))
 	for _, t := range c.tools {
-		c.s.Tools = append(c.s.Tools, *t)
+		tools = append(tools, *t)
 	}
-	sort.Slice(c.s.Tools, func(i, j int) bool { return c.s.Tools[i].Name < c.s.Tools[j].Name })
+	sort.Slice(tools, func(i, j int) bool { return tools[i].Name < tools[j].Name })
+	models := make([]Model, 0, len(c.models))
 	for _, m := range c.models {
-		c.s.Models = append(c.s.Models, *m)
+		models = append(models, *m)
 	}
-	sort.Slice(c.s.Models, func(i, j int) bool {
-		a, b := c.s.Models[i], c.s.Models[j]
+	sort.Slice(models, func(i, j int) bool {
+		a, b := models[i], models[j]
 		if a.Provider != b.Provider {
 			return a.Provider < b.Provider
 		}
 		return a.Model < b.Model
 	})
+	return tools, models
 }
 
 // Cause is the breaks of one cause and the input tokens they put back.

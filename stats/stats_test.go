@@ -11,7 +11,7 @@ import (
 
 func collect(t *testing.T, path string) stats.Session {
 	t.Helper()
-	s, err := stats.Collect(filepath.Join("..", "testdata", path))
+	s, err := stats.Collect(filepath.Join("..", "testdata", path), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,9 +112,11 @@ func TestEveryCorpusSession(t *testing.T) {
 		logs = append(logs, d.Current()...)
 		return nil
 	}, nil)
-	unopened := map[string]bool{"bom-header": true, "relative-cwd": true, "version-5-header": true}
+	// A newer format, which no build of this line reads, and a file of
+	// provider recordings, which holds no session.
+	unopened := map[string]bool{"version-5-header": true, "changanhua-ralph-loop": true}
 	for _, l := range logs {
-		s, err := stats.Collect(l.Path)
+		s, err := stats.Collect(l.Path, nil)
 		if err != nil {
 			if !unopened[filepath.Base(filepath.Dir(l.Path))] {
 				t.Errorf("%s: %v", l.Path, err)

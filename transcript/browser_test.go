@@ -173,6 +173,10 @@ type page struct {
 	// problems are console errors, uncaught exceptions, log errors and
 	// requests for anything but the page's own file.
 	problems []string
+	// scripts are the URLs of the scripts V8 compiled for the page: its
+	// own inline script, any other script or event handler that ran, and
+	// the test's own expressions (which have no URL).
+	scripts []string
 }
 
 func (c *chromium) open(t *testing.T, url string) *page {
@@ -182,7 +186,7 @@ func (c *chromium) open(t *testing.T, url string) *page {
 	var attached struct{ SessionID string }
 	json.Unmarshal(c.call(t, "", "Target.attachToTarget", map[string]any{"targetId": target.TargetID, "flatten": true}), &attached)
 	p := &page{c: c, session: attached.SessionID}
-	for _, domain := range []string{"Runtime.enable", "Log.enable", "Page.enable", "Network.enable"} {
+	for _, domain := range []string{"Runtime.enable", "Log.enable", "Page.enable", "Network.enable", "Debugger.enable"} {
 		c.call(t, p.session, domain, map[string]any{})
 	}
 	c.call(t, p.session, "Emulation.setDeviceMetricsOverride", map[string]any{"width": 1400, "height": 900, "deviceScaleFactor": 1, "mobile": false})
@@ -203,6 +207,17 @@ func (c *chromium) open(t *testing.T, url string) *page {
 			t.Fatalf("%s did not load in 90s", url)
 		}
 	}
+}
+
+// pageScripts returns how many scripts were compiled from url.
+func (p *page) pageScripts(url string) int {
+	n := 0
+	for _, s := range p.scripts {
+		if s == url {
+			n++
+		}
+	}
+	return n
 }
 
 // drain takes the events that arrived so far.
@@ -245,6 +260,10 @@ func (p *page) note(m cdpMessage) {
 		if e.Entry.Level == "error" {
 			p.problems = append(p.problems, "log error ("+e.Entry.Source+"): "+e.Entry.Text+" "+e.Entry.URL)
 		}
+	case "Debugger.scriptParsed":
+		var e struct{ URL string }
+		json.Unmarshal(m.Params, &e)
+		p.scripts = append(p.scripts, e.URL)
 	case "Network.requestWillBeSent":
 		var e struct{ Request struct{ URL string } }
 		json.Unmarshal(m.Params, &e)

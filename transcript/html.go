@@ -33,6 +33,9 @@ var page = template.Must(template.New("page").Funcs(template.FuncMap{
 // each distinct message (a node's message, again when a projection
 // changed it) is written once, hidden, before the first request that saw
 // it, and each request names only what it adds to the previous one.
+// The text of user and assistant messages and of compaction summaries is
+// rendered from Markdown after it is cut to MaxOutput, so rendering holds
+// one cut text and its HTML at a time.
 func NewHTML(w io.Writer, header session.Header, opts Options) Renderer {
 	h := &htmlPage{out: bufio.NewWriter(w), opts: opts}
 	h.err = page.ExecuteTemplate(h.out, "head", map[string]any{
@@ -101,7 +104,7 @@ func (h *htmlPage) Item(it Item) error {
 	case ToolCall:
 		h.exec("tool-started", it)
 	case Compaction:
-		h.exec("compaction", map[string]any{"Item": it, "Text": h.cut(it.Text, it.Seq)})
+		h.exec("compaction", map[string]any{"Item": it, "Markdown": h.markdown(it.Text, it.Seq)})
 	case Title:
 		h.exec("title", it)
 	case Message:
@@ -140,15 +143,21 @@ func (h *htmlPage) request(it Item) {
 func (h *htmlPage) message(it Item) {
 	type block struct {
 		Block
-		Text string
+		Text     string
+		Markdown *markdownText
 	}
+	inline := !folded(it) && it.Role != "tool" // shown block by block, not as one preformatted text
 	var blocks []block
 	for _, b := range it.Blocks {
-		text := b.Text
-		if b.Type == "tool-call" {
-			text = prettyJSON(b.Arguments)
+		switch {
+		case b.Type == "tool-call":
+			blocks = append(blocks, block{Block: b, Text: h.cut(prettyJSON(b.Arguments), it.Seq)})
+		case b.Type == "text" && b.Text != "" && inline:
+			md := h.markdown(b.Text, it.Seq)
+			blocks = append(blocks, block{Block: b, Markdown: &md})
+		default:
+			blocks = append(blocks, block{Block: b, Text: h.cut(b.Text, it.Seq)})
 		}
-		blocks = append(blocks, block{b, h.cut(text, it.Seq)})
 	}
 	duration := ""
 	if it.DurationMS >= 0 && it.Role == "tool" {
@@ -187,13 +196,42 @@ func (h *htmlPage) Close(surface Surface) error {
 }
 
 // cut shortens a text shown in the transcript (the request view shows
-// messages whole).
+// messages whole), ending it with a note saying how much was left out.
 func (h *htmlPage) cut(text string, seq int64) string {
-	short, rest := cutText(text, h.opts.maxOutput())
-	if rest == 0 {
+	short, note := h.cutNote(text, seq)
+	if note == "" {
 		return text
 	}
-	return short + "\n… [cut: " + strconv.Itoa(rest) + " more characters; the whole text is in event " + strconv.FormatInt(seq, 10) + " and in the request view]"
+	return short + "\n" + note
+}
+
+// cutNote returns the part of text the transcript shows and, when the rest
+// is left out, a note saying how much and where the whole text is.
+func (h *htmlPage) cutNote(text string, seq int64) (string, string) {
+	short, rest := cutText(text, h.opts.maxOutput())
+	if rest == 0 {
+		return text, ""
+	}
+	return short, "… [cut: " + strconv.Itoa(rest) + " more characters; the whole text is in event " + strconv.FormatInt(seq, 10) + " and in the request view]"
+}
+
+// markdownText is a message text rendered from Markdown, and the note of
+// its cut if it was cut.
+type markdownText struct {
+	HTML template.HTML
+	Note string
+}
+
+// markdown renders the part of a Markdown text the transcript shows; the
+// cut note follows the rendered text, so that a cut inside a code block
+// does not swallow it.
+func (h *htmlPage) markdown(text string, seq int64) markdownText {
+	short, note := h.cutNote(text, seq)
+	rendered, err := renderMarkdown(short)
+	if err != nil && h.err == nil {
+		h.err = err
+	}
+	return markdownText{HTML: rendered, Note: note}
 }
 
 func messageID(seq int64, version int) string {

@@ -2,6 +2,7 @@ package transcript_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -60,7 +61,7 @@ func corpusLogs(t *testing.T) []store.Log {
 func TestExportEveryCorpusSession(t *testing.T) {
 	for _, l := range corpusLogs(t) {
 		t.Run(l.Path, func(t *testing.T) {
-			summary, err := listing.Summarize(l)
+			summary, err := listing.Summarize(l, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -162,7 +163,10 @@ func TestMarkdownMarksCrashesAndCompaction(t *testing.T) {
 }
 
 // hostileSession writes the seed loop with its first user message replaced
-// by markup that would run script if it were not escaped.
+// by markup that would run script if it were not escaped, and the
+// assistant's "done" (seq 13) by Markdown: a heading, a list, a fenced Go
+// block, a table, a quote, a javascript: link, an image and an inline tag
+// with an event handler.
 func hostileSession(t *testing.T, dir string) string {
 	data, err := os.ReadFile("../testdata/seed-vectors/loop-events.v4.jsonl")
 	if err != nil {
@@ -170,12 +174,23 @@ func hostileSession(t *testing.T, dir string) string {
 	}
 	hostile := `<script>window.__pwned=1</script><img src=x onerror=window.__pwned=2>`
 	data = bytes.ReplaceAll(data, []byte(`"text":"go"`), []byte(`"text":"`+hostile+`"`))
+	markdown, err := json.Marshal(hostileMarkdown)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data = bytes.ReplaceAll(data, []byte(`"text":"done"`), append([]byte(`"text":`), markdown...))
 	path := filepath.Join(dir, "hostile.v4.jsonl")
 	if err := os.WriteFile(path, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	return path
 }
+
+// hostileMarkdown is the assistant text of hostileSession's seq 13.
+const hostileMarkdown = "## Plan\n\nRun `make test` first, then:\n\n1. read the **log**\n2. fold it\n\n" +
+	"```go\nfmt.Println(\"<b>hi</b>\")\n```\n\n" +
+	"| step | state |\n| :--- | ---: |\n| fold | ~~pending~~ done |\n\n> quoted\n\n" +
+	"[click me](javascript:window.__pwned=3) ![pixel](pixel.png) <img src=x onerror=window.__pwned=4>"
 
 // TestHTMLEscapesTheLog: markup from the log never reaches the page as
 // markup, and the page names nothing outside itself.
@@ -198,6 +213,27 @@ func TestHTMLEscapesTheLog(t *testing.T) {
 		if strings.Contains(page, external) {
 			t.Errorf("the page names %q", external)
 		}
+	}
+}
+
+// TestHTMLCutMarkdown: a Markdown text cut inside a code block is rendered
+// up to the cut, and the cut note follows it as a note, outside the block.
+func TestHTMLCutMarkdown(t *testing.T) {
+	path := hostileSession(t, t.TempDir())
+	src, err := migrate.Open(path, nil, migrate.OpenOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	cut := strings.Index(hostileMarkdown, "Println") // inside the Go block
+	var out bytes.Buffer
+	if err := transcript.Render(transcript.NewHTML(&out, src.Header, transcript.Options{MaxOutput: cut}), src); err != nil {
+		t.Fatal(err)
+	}
+	rest := len([]rune(hostileMarkdown)) - cut
+	want := fmt.Sprintf("<pre><code class=\"language-go\">fmt.\n</code></pre>\n</div><p class=\"note\">… [cut: %d more characters; the whole text is in event 13 and in the request view]</p>", rest)
+	if !strings.Contains(out.String(), want) {
+		t.Errorf("missing %q in the page", want)
 	}
 }
 
@@ -231,7 +267,7 @@ func TestHTMLInBrowser(t *testing.T) {
 				l = store.Log{Version: 4}
 			}
 			l.Path = path
-			summary, err := listing.Summarize(l)
+			summary, err := listing.Summarize(l, nil)
 			if err != nil || summary.State == listing.Refused {
 				t.Fatalf("%v %s", err, summary.Problem)
 			}
@@ -288,14 +324,10 @@ func TestHTMLInBrowser(t *testing.T) {
 				}
 			}
 			if path == hostile {
-				var pwned, elements int
-				var text string
-				p.eval(t, `window.__pwned === undefined ? 0 : window.__pwned`, &pwned)
-				p.eval(t, `document.querySelectorAll("#transcript script, #transcript img, #request-view img").length`, &elements)
-				p.eval(t, `document.getElementById("seq-5").textContent`, &text)
-				if pwned != 0 || elements != 0 || !strings.Contains(text, "<script>window.__pwned=1</script><img src=x onerror=window.__pwned=2>") {
-					t.Errorf("hostile markup: __pwned=%d, %d script/img elements, seq 5 shows %q", pwned, elements, text)
-				}
+				checkHostilePage(t, p)
+			}
+			if n := p.pageScripts("file://" + abs); n != 1 {
+				t.Errorf("%d scripts compiled from the page, want its own one: %v", n, p.scripts)
 			}
 			var ignored bool
 			p.eval(t, `(window.scrollTo(0, 0), true)`, &ignored)
@@ -306,6 +338,63 @@ func TestHTMLInBrowser(t *testing.T) {
 				t.Errorf("the page misbehaved:\n%s", strings.Join(p.problems, "\n"))
 			}
 		})
+	}
+}
+
+// checkHostilePage checks in the browser's DOM that hostileSession's
+// markup stayed text and ran nothing, and that its Markdown rendered: a
+// heading element, the Go block as pre > code, the list, the table, the
+// quote, and a javascript: link left without a target.
+func checkHostilePage(t *testing.T, p *page) {
+	var pwned, elements, handlers, scripts int
+	var text string
+	p.eval(t, `window.__pwned === undefined ? 0 : window.__pwned`, &pwned)
+	p.eval(t, `document.querySelectorAll("#transcript :is(script, img, style, iframe, object, embed, svg, link, meta, form), #request-view img").length`, &elements)
+	p.eval(t, `Array.from(document.querySelectorAll("*")).filter(e => Array.from(e.attributes).some(a => a.name.startsWith("on"))).length`, &handlers)
+	p.eval(t, `document.scripts.length`, &scripts)
+	p.eval(t, `document.getElementById("seq-5").textContent`, &text)
+	if pwned != 0 || elements != 0 || handlers != 0 || scripts != 1 || !strings.Contains(text, "<script>window.__pwned=1</script><img src=x onerror=window.__pwned=2>") {
+		t.Errorf("hostile markup: __pwned=%d, %d script/img/style/… elements, %d elements with on* handlers, %d scripts, seq 5 shows %q",
+			pwned, elements, handlers, scripts, text)
+	}
+	var md struct {
+		Heading, HeadingSize, Code, CodeClass, CodeFont, Quote, Deleted, Dead, Inline string
+		Items, Cells                                                                  int
+		Protocols                                                                     []string
+	}
+	p.eval(t, `(() => {
+		const m = document.getElementById("seq-13");
+		const heading = m.querySelector(".md h2"), code = m.querySelector(".md pre > code");
+		return {
+			Heading: heading ? heading.textContent : "",
+			HeadingSize: heading ? getComputedStyle(heading).fontSize : "",
+			Code: code ? code.textContent : "", CodeClass: code ? code.className : "",
+			CodeFont: code ? getComputedStyle(code).fontFamily : "",
+			Items: m.querySelectorAll(".md ol > li").length,
+			Cells: m.querySelectorAll(".md table td").length,
+			Quote: (m.querySelector(".md blockquote") || {textContent: ""}).textContent.trim(),
+			Deleted: (m.querySelector(".md del") || {textContent: ""}).textContent,
+			Dead: String(Array.from(m.querySelectorAll(".md a"), a => a.textContent + "=" + a.getAttribute("href"))),
+			Inline: (m.querySelector(".md > p:last-child") || {textContent: ""}).textContent,
+			Protocols: Array.from(document.querySelectorAll("#transcript a[href]"), a => a.protocol),
+		};
+	})()`, &md)
+	if md.Heading != "Plan" || md.HeadingSize != "16px" {
+		t.Errorf("the Markdown heading renders as %q (font size %s), want an h2 Plan of 16px", md.Heading, md.HeadingSize)
+	}
+	if md.Code != "fmt.Println(\"<b>hi</b>\")\n" || md.CodeClass != "language-go" || !strings.Contains(md.CodeFont, "monospace") {
+		t.Errorf("the fenced block renders as pre > code %q, class %q, font %q", md.Code, md.CodeClass, md.CodeFont)
+	}
+	if md.Items != 2 || md.Cells != 2 || md.Quote != "quoted" || md.Deleted != "pending" {
+		t.Errorf("list items %d, table cells %d, quote %q, struck %q: want 2, 2, quoted, pending", md.Items, md.Cells, md.Quote, md.Deleted)
+	}
+	if md.Dead != "click me=,[image: pixel]=pixel.png" || !strings.Contains(md.Inline, "<img src=x onerror=window.__pwned=4>") {
+		t.Errorf("links %s; the inline tag shows as %q", md.Dead, md.Inline)
+	}
+	for _, protocol := range md.Protocols {
+		if protocol != "file:" {
+			t.Errorf("a link of the page leads to a %s URL", protocol)
+		}
 	}
 }
 

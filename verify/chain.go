@@ -109,6 +109,10 @@ const (
 	MarkerEndSeed Marker = "end-seed"
 	// MarkerFork: the inherited session/end-seed of a fork child.
 	MarkerFork Marker = "fork-boundary"
+	// MarkerBracket: a closed compaction bracket (its compaction/end), which
+	// explains a compaction's break where the build's writer opens no new
+	// series after one (the v0 line: vocab.V0Rules.SeriesAfterCompaction).
+	MarkerBracket Marker = "compaction-bracket"
 )
 
 // MessageDiff is where two requests' messages part: the first message of

@@ -17,7 +17,10 @@ type judge struct {
 	report      func(Finding)
 	rowPerEvent bool // line = seq + 2
 	vocab       *vocab.Vocabulary
-	fold        *fold.Fold
+	// bracketExplains says the writer of the log's build opens no series
+	// after a compaction, so a closed compaction bracket explains a break.
+	bracketExplains bool
+	fold            *fold.Fold
 	// loading is true while every event so far was accepted by the codec
 	// and loaded by the Session fold; after a refusal dsh reads no further,
 	// so neither does the fold.
@@ -56,10 +59,11 @@ type since struct {
 	seedGen       int   // the content generation at the last session/end-seed
 	systemRewrite bool  // a system/message replaced nodes
 	compaction    bool  // another replace, or an image/offload projection
+	bracket       int64 // the last compaction/end, or -1
 }
 
 // nothingSince is the state right after a settlement.
-var nothingSince = since{series: -1, header: -1, seed: -1}
+var nothingSince = since{series: -1, header: -1, seed: -1, bracket: -1}
 
 // rewriteCause names the rewrites since the previous settlement: a
 // system prompt rewrite, else a compaction.
@@ -100,7 +104,8 @@ func newJudge(report func(Finding), rowPerEvent bool, v *vocab.Vocabulary) *judg
 	if report == nil {
 		report = func(Finding) {}
 	}
-	return &judge{report: report, rowPerEvent: rowPerEvent, vocab: v, fold: fold.NewWith(v), loading: true,
+	bracketExplains := v.Build().V0 != nil && !v.Build().V0.SeriesAfterCompaction
+	return &judge{report: report, rowPerEvent: rowPerEvent, vocab: v, bracketExplains: bracketExplains, fold: fold.NewWith(v), loading: true,
 		lastSeq: -1, since: nothingSince, systemAppend: -1, crashEnd: -1, orphan: -1, step: stepState{interrupted: -1}}
 }
 
@@ -158,6 +163,8 @@ func (j *judge) event(ev session.Event) {
 		j.header(ev, before.Header, hadHeader)
 	case "session/end-seed":
 		j.endSeed(ev)
+	case "compaction/end":
+		j.since.bracket = ev.Seq
 	case "system/message":
 		j.system(ev)
 	case "request/context":
@@ -182,6 +189,12 @@ func refusalText(err error) string {
 		return r.Text()
 	}
 	return err.Error()
+}
+
+// toolsUnseen reports whether a request header gives its tools as the
+// normalized snapshot's "{{tools}}" placeholder, which hides them.
+func toolsUnseen(header jsonv.Value) bool {
+	return header.Field("tools").Kind() == jsonv.String
 }
 
 // rewrites reports whether an event of type typ with surface operation op
@@ -247,7 +260,10 @@ func (j *judge) link(p *request, req request) {
 	}
 	// A lifecycle boundary explains a break only for rewrites before it.
 	afterSeed := j.since.seed >= 0 && req.contentGeneration == j.since.seedGen
-	explained := j.since.series >= 0 || afterSeed
+	// A writer that never opens a series after a compaction (the v0 line)
+	// lets the closed compaction bracket explain the break it made.
+	bracketed := j.bracketExplains && j.since.bracket >= 0 && j.since.compaction && !j.since.systemRewrite
+	explained := j.since.series >= 0 || afterSeed || bracketed
 	switch {
 	case diff != nil && !explained:
 		j.find(CodeNotExtending, Error, req.seq,
@@ -274,6 +290,8 @@ func (j *judge) link(p *request, req request) {
 		b.Cause, b.ExplainedBy, b.MarkerSeq = CauseResume, MarkerEndSeed, j.since.seed
 	case diff != nil && j.since.series >= 0:
 		b.Cause, b.ExplainedBy, b.MarkerSeq = j.since.rewriteCause(), MarkerSeries, j.since.series
+	case diff != nil && bracketed:
+		b.Cause, b.ExplainedBy, b.MarkerSeq = CauseCompaction, MarkerBracket, j.since.bracket
 	case diff != nil:
 		b.Cause = CauseUnexplained
 	default:
@@ -307,7 +325,9 @@ func (j *judge) header(ev session.Event, before jsonv.Value, hadHeader bool) {
 	current := fold.CanonicalHeader(data.Field("header"))
 	switch reason {
 	case "change":
-		if hadHeader && headerEquals(before, current) {
+		// A "{{tools}}" placeholder (a normalized snapshot) hides the tools,
+		// which may be what changed.
+		if hadHeader && headerEquals(before, current) && !toolsUnseen(current) {
 			j.find(CodeHeaderChange, Error, ev.Seq, `request/header says "change" but equals the header in force`)
 		}
 	case "series":

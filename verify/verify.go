@@ -67,26 +67,69 @@ import (
 // returns an error only when the input could not be read (an I/O failure,
 // not a refusal: dsh's refusals are findings).
 func Check(r *migrate.Reader, report func(Finding)) (Chain, error) {
-	// A v4 file holds one event per row after the header, in seq order; a
-	// migrated file's events have no line of their own.
-	j := newJudge(report, r.SourceVersion == v4.Version, r.Vocabulary())
+	c := NewChecker(r, report)
 	for {
-		ev, err := r.Next()
+		_, err := c.Next()
 		if err == io.EOF {
-			break
+			return c.Chain(), nil
 		}
 		if err != nil {
-			if err := j.refused(err); err != nil {
-				return Chain{}, err
-			}
-			return j.chain, nil
+			return Chain{}, err
 		}
-		j.event(ev)
 	}
+}
+
+// Checker is Check one event at a time, for a caller that does something
+// with each event as soon as it is judged (dshlog stats --follow counts it
+// and shows a break as its request arrives).
+type Checker struct {
+	r    *migrate.Reader
+	j    *judge
+	done bool
+}
+
+// NewChecker returns the Checker of r's events; report (which may be nil)
+// is handed each finding as soon as it is known.
+func NewChecker(r *migrate.Reader, report func(Finding)) *Checker {
+	// A v4 file holds one event per row after the header, in seq order; a
+	// migrated file's events have no line of their own.
+	return &Checker{r: r, j: newJudge(report, r.SourceVersion == v4.Version, r.Vocabulary())}
+}
+
+// Next reads the next event, judges it and returns it. After the last
+// event, or a refusal after which dsh reads no further, it reports the
+// findings about the log's end and returns io.EOF; any other error means
+// the input could not be read.
+func (c *Checker) Next() (session.Event, error) {
+	if c.done {
+		return session.Event{}, io.EOF
+	}
+	ev, err := c.r.Next()
+	if err == nil {
+		c.j.event(ev)
+		return ev, nil
+	}
+	c.done = true
+	if err != io.EOF {
+		if err := c.j.refused(err); err != nil {
+			return session.Event{}, err
+		}
+		return session.Event{}, io.EOF
+	}
+	if err := c.end(); err != nil {
+		return session.Event{}, err
+	}
+	return session.Event{}, io.EOF
+}
+
+// end judges what the reader found at the log's end: rows it dropped, a
+// torn last line, a turn left open.
+func (c *Checker) end() error {
+	j, r := c.j, c.r
 	issue := r.Issue()
 	if issue != nil {
 		if err := j.dropped(issue); err != nil {
-			return Chain{}, err
+			return err
 		}
 	}
 	if r.TornTail() {
@@ -99,8 +142,13 @@ func Check(r *migrate.Reader, report func(Finding)) (Chain, error) {
 	}
 	j.end()
 	j.chain.Complete = j.loading
-	return j.chain, nil
+	return nil
 }
+
+// Chain returns the request chain of the events judged so far; it is
+// Complete only once Next has returned io.EOF on a log that folds to its
+// end.
+func (c *Checker) Chain() Chain { return c.j.chain }
 
 // refused turns the codec's refusal into a finding; an error that is not a
 // refusal means the file could not be read. A refusal met at a row (not at
@@ -144,6 +192,10 @@ func (j *judge) codecFinding(code string, err error, seq int64) error {
 		f.Seq, f.Line = seq, int(seq)+2
 	case atRow:
 		f.Line = located.Line
+	}
+	var row *migrate.RowError
+	if f.Seq < 0 && errors.As(err, &row) {
+		f.Seq = row.Seq
 	}
 	j.report(f)
 	j.loading = false

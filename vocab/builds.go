@@ -16,6 +16,13 @@ type Build struct {
 	// ExternalCatalog is true when the build admits subagent/catalog facts
 	// of version 2 (mode "external").
 	ExternalCatalog bool
+	// Format is the session format the build writes: 4 for the official
+	// line and the forks that followed it, 0 for the v0 line.
+	Format int
+	// V0 is what the build's own reader accepts in a format v0 log beyond
+	// what today's official migrator does; nil for a build that reads v0
+	// only as history.
+	V0 *V0Rules
 
 	added []string // event types beyond the v4 baseline
 }
@@ -56,6 +63,7 @@ var Official = &Build{
 	Aliases:         []string{"official"},
 	Source:          "zq0929/deepseek-harness @5593cc2",
 	ExternalCatalog: true,
+	Format:          4,
 	added:           []string{WorkingDirectoryChange},
 }
 
@@ -64,11 +72,24 @@ var Official = &Build{
 var Zdsh = &Build{
 	Name:   "zdsh",
 	Source: "zsagi1368/deepseek-harness-zDSH @1dd6c6a",
+	Format: 4,
 	added:  []string{"slots/dispatch"},
 }
 
+// V0Line is the pre-v1 dsh that most forks still track: format v0 is its
+// current format, so its own reader (not a migrator) judges its logs, with
+// the rules of V0LineRules. Its events are judged, once lifted to released
+// v0 and migrated in memory, by the v4 baseline.
+var V0Line = &Build{
+	Name:    "v0-line",
+	Aliases: []string{"v0", "pre-v1"},
+	Source:  "toninfo/deepseek-harness @6116156 (SESSION_FORMAT_VERSION = 0)",
+	Format:  0,
+	V0:      V0LineRules,
+}
+
 // Builds are the built-in builds, the default first.
-var Builds = []*Build{Official, Zdsh}
+var Builds = []*Build{Official, Zdsh, V0Line}
 
 // WorkingDirectoryChange is the official line's log-only record of a
 // change of the session's effective working directory.

@@ -119,6 +119,20 @@ const (
 	toolCallChunks  = "tool-call-chunks"
 )
 
+// PackedWidth returns how many chunk events a packed row stands for (the
+// length of its data.texts, or data.args for tool-call chunks), and false
+// for a row that is not a packed row: what the seqs of a normalized
+// snapshot, which has none, count a packed row as (rule R4).
+func PackedWidth(row jsonv.Value) (int64, bool) {
+	switch row.Field("type").Text() {
+	case textChunks, reasoningChunks:
+		return int64(row.Field("data").Field("texts").Len()), true
+	case toolCallChunks:
+		return int64(row.Field("data").Field("args").Len()), true
+	}
+	return 0, false
+}
+
 // decodePackedRun decodes a packed row (its type already known to be one of
 // the three tags) with dsh's decodePackedRun checks, in dsh's order.
 func decodePackedRun(row jsonv.Value, tag string, rowIndex int64) (*ChunkRun, error) {

@@ -16,7 +16,13 @@ import (
 const Name = "@deepseek-ai/dsh-session-format-v2-to-v3"
 
 // Edge is the v2→v3 migration.
-type Edge struct{}
+type Edge struct {
+	// Headless lets a session whose surface begins before its first step
+	// go without a system head, as the v0 line's Session does (its system
+	// prompt lives in the request header), where dsh's migrator refuses it
+	// because no head can be placed first without changing chronology.
+	Headless bool
+}
 
 var _ stage.Edge = Edge{}
 
@@ -43,9 +49,11 @@ func (Edge) MigrateHeader(h session.Header) (session.Header, error) {
 func (Edge) ValidateTargetHeader(h session.Header) error { return v3.CheckHeader(h) }
 
 // NewStage starts migrating one v2 session's events.
-func (Edge) NewStage(in stage.StageInput) (stage.Stage, error) {
+func (e Edge) NewStage(in stage.StageInput) (stage.Stage, error) {
 	if err := v2.CheckHeader(in.SourceHeader); err != nil {
 		return nil, err
 	}
-	return newStage(in), nil
+	s := newStage(in)
+	s.headlessAllowed = e.Headless
+	return s, nil
 }

@@ -167,6 +167,24 @@ func TestRefusals(t *testing.T) {
 	}
 }
 
+// TestHeadless: an edge for the v0 line (Headless) lets a session whose
+// surface begins before its first step go without a system head, as the
+// line's Session reads it; dsh's own edge refuses it (TestRefusals).
+func TestHeadless(t *testing.T) {
+	got := migrateWith(t, Edge{Headless: true}, session2(unseeded, turnStart, user("u"), stepStart), -1)
+	if got.err != nil {
+		t.Fatalf("refused: %v", got.err)
+	}
+	if text := strings.Join(got.lines, "\n"); strings.Contains(text, "system/message") || !strings.Contains(text, `"type":"user/message"`) {
+		t.Errorf("migrated to\n%s\nwant the user message and no system head", text)
+	}
+	// A first step before any surface still gets its head.
+	got = migrateWith(t, Edge{Headless: true}, session2(unseeded, turnStart, stepStart, user("u")), -1)
+	if text := strings.Join(got.lines, "\n"); got.err != nil || !strings.Contains(text, "system/message") {
+		t.Errorf("migrated to\n%s (%v)\nwant the synthesized system head", text, got.err)
+	}
+}
+
 // TestGeneratedIDCollision gives a source message the id the edge
 // generates for the head, before and after the head is generated.
 func TestGeneratedIDCollision(t *testing.T) {

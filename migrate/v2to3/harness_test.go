@@ -28,6 +28,12 @@ func (r result) text() string { return sessiontest.RefusalText(r.err) }
 // codec and the edge. sourceCut is the upstream cut given to the stage.
 func migrateV2(t *testing.T, text string, sourceCut int64) result {
 	t.Helper()
+	return migrateWith(t, Edge{}, text, sourceCut)
+}
+
+// migrateWith is migrateV2 through the edge e.
+func migrateWith(t *testing.T, e Edge, text string, sourceCut int64) result {
+	t.Helper()
 	lines := strings.Split(strings.TrimSuffix(text, "\n"), "\n")
 	hv, err := jsonv.Parse([]byte(lines[0]))
 	if err != nil {
@@ -37,7 +43,6 @@ func migrateV2(t *testing.T, text string, sourceCut int64) result {
 	if err != nil {
 		return result{err: err}
 	}
-	var e Edge
 	target, err := e.MigrateHeader(h)
 	if err != nil {
 		return result{err: err}

@@ -46,6 +46,9 @@ type edgeStage struct {
 	step       jsonv.Value     // {turn, step} of the open step, or null
 	head       int64           // target seq of the system head, -1 before the first step
 	prompt     string          // the current system prompt
+	// headlessAllowed says a surface may begin before the first step
+	// (Edge.Headless); headless says one did, so no head is synthesized.
+	headlessAllowed, headless bool
 }
 
 func newStage(in stage.StageInput) *edgeStage {
@@ -112,8 +115,11 @@ func (s *edgeStage) transform(ev session.Event, owned bool, emit session.Emit) e
 		}
 		source, owned = row.With("data", data.With("header", header.Without("system"))), true
 	}
-	if v3.IsSurface(ev.Type) && s.head < 0 {
-		return session.Unsupportedf("format v2 surface before first step cannot acquire a system head without changing chronology")
+	if v3.IsSurface(ev.Type) && s.head < 0 && !s.headless {
+		if !s.headlessAllowed || !s.step.IsNull() {
+			return session.Unsupportedf("format v2 surface before first step cannot acquire a system head without changing chronology")
+		}
+		s.headless = true
 	}
 	if ev.Type == "session/end-seed" && data.Field("inherited").IsTrue() {
 		if !s.header.IsSeeded {
@@ -149,7 +155,7 @@ func (s *edgeStage) transform(ev session.Event, owned bool, emit session.Emit) e
 	switch ev.Type {
 	case "step/start":
 		s.step = jsonv.ObjectValue(jsonv.M("turn", data.Field("turn")), jsonv.M("step", data.Field("step")))
-		if s.head < 0 {
+		if s.head < 0 && !s.headless {
 			return s.emitSystem("", at, emit)
 		}
 	case "step/end", "turn/end":

@@ -12,6 +12,7 @@ package batch
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"hash/fnv"
 	"io"
@@ -23,8 +24,10 @@ import (
 	"sync"
 
 	"github.com/dshlog/dshlog/migrate"
+	"github.com/dshlog/dshlog/migrate/lift"
 	"github.com/dshlog/dshlog/store"
 	"github.com/dshlog/dshlog/verify"
+	"github.com/dshlog/dshlog/vocab"
 )
 
 // Stdin is the input that names standard input.
@@ -238,10 +241,35 @@ func Judge(t Target, opts Options) Result {
 		r.Err = t.Err
 		return r
 	}
+	judge(&r, opts)
+	if refused := refusal(r); refused != nil && t.Path != Stdin && readsV0AsHistory(opts.Open.Vocabulary) {
+		again := judgeAsV0Line(r.Path, opts)
+		switch {
+		case errors.Is(again.Err, migrate.ErrNotSessionLog):
+			// Behind the header today's dsh refuses, no session at all.
+			r.Findings, r.Err = nil, again.Err
+		case again.Err == nil && again.SourceVersion == 0 && !refuses(again.Findings):
+			refused.Hint = v0LineHint
+		}
+	}
+	return r
+}
+
+// judge reads and judges r's file into r. A header dsh refuses is a
+// finding like any other refusal: the file was read, and dsh refuses it.
+func judge(r *Result, opts Options) {
+	t := r.Target
 	src, err := migrate.Open(t.Path, opts.Stdin, opts.Open)
+	if refused, ok := migrate.HeaderRefusal(err); ok {
+		if version, ok := migrate.StoredVersion(t.Path); ok && t.Path != Stdin {
+			r.SourceVersion = version
+		}
+		r.Findings = []verify.Finding{{Code: verify.CodeCodecRefused, Severity: verify.Error, Seq: -1, Line: 1, Message: refused.Text()}}
+		return
+	}
 	if err != nil {
 		r.Err = err
-		return r
+		return
 	}
 	defer src.Close()
 	name := DisplayName(t.Path)
@@ -254,8 +282,53 @@ func Judge(t Target, opts Options) Result {
 	if r.Err != nil {
 		r.Findings = nil
 	}
-	return r
+	if lifted := src.LiftCounts().Summary(lift.BuildRules...); lifted != "" {
+		r.Notes = append(r.Notes, fmt.Sprintf("%s: read as the build that wrote it reads it, where today's migrator refuses: %s", name, lifted))
+	}
 }
+
+// readsV0AsHistory reports whether the vocabulary's build (nil: the
+// default) reads format v0 only as history, through today's migrator.
+func readsV0AsHistory(v *vocab.Vocabulary) bool {
+	return v == nil || v.Build().V0 == nil
+}
+
+// refusal returns r's finding that says dsh refuses the log, or that its
+// request chain breaks unexplained, if any: what the v0 line may read
+// otherwise.
+func refusal(r Result) *verify.Finding {
+	for i, f := range r.Findings {
+		switch f.Code {
+		case verify.CodeCodecRefused, verify.CodeUnknownEventType, verify.CodeNotExtending:
+			return &r.Findings[i]
+		}
+	}
+	return nil
+}
+
+// judgeAsV0Line judges the file at path again as the v0 line reads it.
+func judgeAsV0Line(path string, opts Options) Result {
+	again := Result{Target: Target{Path: path}, SourceVersion: -1}
+	opts.Open.Vocabulary = vocab.V0Line.Vocabulary()
+	judge(&again, opts)
+	return again
+}
+
+// refuses reports whether one of the findings is dsh refusing the log, or
+// the request chain breaking unexplained: what the v0 line would not read
+// as written.
+func refuses(findings []verify.Finding) bool {
+	for _, f := range findings {
+		if f.Refuses() || f.Code == verify.CodeNotExtending {
+			return true
+		}
+	}
+	return false
+}
+
+// v0LineHint is what a log today's dsh refuses and the v0 line reads clean
+// is told: both ways out.
+const v0LineHint = "the v0 line (the pre-v1 dsh most forks still run, whose current format is v0) reads this log: judge it as its build does with --dsh v0-line or the fork's --vocabulary packages/core/session/src/known-event-types.ts; dshlog rescue writes a v4 log today's dsh opens"
 
 // DisplayName is the name a file is reported under: its path, or
 // "<stdin>" for "-".

@@ -40,6 +40,11 @@ func (g *GitHub) File(f File) error {
 	return g.text.File(f)
 }
 
+// Finding writes one finding's annotation as it is found.
+func (g *GitHub) Finding(file string, f verify.Finding) error {
+	return writeAll(g.w, g.appendCommand(nil, file, f))
+}
+
 // Summary writes the text summary table.
 func (g *GitHub) Summary(s *Summary) error { return g.text.Summary(s) }
 

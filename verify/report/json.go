@@ -14,7 +14,7 @@ import (
 // per finding (file, line, seq, code, severity, message; line and seq null
 // where there is none), then an object per file (file, result, errors,
 // warnings, info, baselined, theorem: the request chain, or null when the
-// file did not fold to its end).
+// file did not fold to its end; and reason, why, for an unreadable file).
 type JSON struct{ w io.Writer }
 
 // NewJSON returns the JSON report writing to w.
@@ -32,6 +32,10 @@ func (j *JSON) File(f File) error {
 		f.Verdict, f.Counts[verify.Error], f.Counts[verify.Warning], f.Counts[verify.Info], f.Baselined)
 	if f.Verdict == Unreadable || !f.Chain.Complete {
 		b = append(b, "null"...)
+		if f.Verdict == Unreadable {
+			b = append(b, `,"reason":`...)
+			b = jsonv.AppendString(b, Reason(f.Err))
+		}
 	} else {
 		theorem, err := chainJSON(f.Chain)
 		if err != nil {
@@ -45,6 +49,11 @@ func (j *JSON) File(f File) error {
 
 // Summary writes nothing: the files' objects say it all.
 func (j *JSON) Summary(*Summary) error { return nil }
+
+// Finding writes one finding as it is found.
+func (j *JSON) Finding(file string, f verify.Finding) error {
+	return writeAll(j.w, AppendFindingJSON(nil, file, f))
+}
 
 // AppendFindingJSON appends a finding as a JSON object and a newline.
 func AppendFindingJSON(b []byte, file string, f verify.Finding) []byte {

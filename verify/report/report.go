@@ -93,6 +93,10 @@ func fails(s verify.Severity, strict bool) bool {
 type Writer interface {
 	File(f File) error
 	Summary(s *Summary) error
+	// Finding writes one finding about file as soon as it is found, for a
+	// file judged while it grows (dshlog verify --follow); File is then
+	// given the file without its findings, for its verdict.
+	Finding(file string, f verify.Finding) error
 }
 
 // Summary counts the files of a run and their findings.

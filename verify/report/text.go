@@ -38,6 +38,11 @@ func (t *Text) File(f File) error {
 	return writeAll(t.w, b)
 }
 
+// Finding writes one finding as it is found.
+func (t *Text) Finding(file string, f verify.Finding) error {
+	return writeAll(t.w, AppendFinding(nil, file, f))
+}
+
 // AppendFinding appends a finding as a line for people, and its hint, when
 // it has one, as a second line.
 func AppendFinding(b []byte, file string, f verify.Finding) []byte {
@@ -131,6 +136,7 @@ var markerNames = map[verify.Marker]string{
 	verify.MarkerHeader:  "the header",
 	verify.MarkerEndSeed: "the session/end-seed",
 	verify.MarkerFork:    "the fork boundary",
+	verify.MarkerBracket: "the compaction bracket closed",
 }
 
 func orNone(excerpt string) string {
