@@ -16,7 +16,6 @@ package main
 
 import (
 	"bytes"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -24,10 +23,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
-	"slices"
-	"syscall"
 	"time"
 
+	"github.com/dshlog/dshlog/bench/internal/measure"
 	"github.com/dshlog/dshlog/internal/gen"
 )
 
@@ -68,7 +66,7 @@ func run(dshlog, grep, dir, template, rare, phrase, absent string, size, file in
 	if err := checkFound(dshlog, phrase, dir, filepath.Join(dir, "--project--", "rare", "session.v4.jsonl")); err != nil {
 		return err
 	}
-	fmt.Printf("store: %d sessions, %.1f MB (%s repeated, one %s)\n", files, mb(total), filepath.Base(filepath.Dir(template)), filepath.Base(filepath.Dir(rare)))
+	fmt.Printf("store: %d sessions, %.1f MB (%s repeated, one %s)\n", files, measure.MB(total), filepath.Base(filepath.Dir(template)), filepath.Base(filepath.Dir(rare)))
 	fmt.Printf("machine: %d CPUs; dshlog search -j %d; figures are medians of %d runs, page cache warm\n", runtime.NumCPU(), runtime.NumCPU(), runs)
 	for _, p := range []struct{ name, text string }{{"absent phrase", absent}, {"rare phrase", phrase}} {
 		var base time.Duration
@@ -80,13 +78,13 @@ func run(dshlog, grep, dir, template, rare, phrase, absent string, size, file in
 			{"dshlog search -F -l", []string{dshlog, "search", "-F", "-l", p.text, dir}},
 			{"dshlog search -F", []string{dshlog, "search", "-F", p.text, dir}},
 		} {
-			var ms measurements
+			var ms measure.Runs
 			for range runs {
-				if err := ms.run(c.cmd[0], c.cmd[1:]...); err != nil {
+				if err := ms.Command([]int{1}, c.cmd[0], c.cmd[1:]...); err != nil {
 					return err
 				}
 			}
-			wall, cpu, rss := ms.median(wallOf), ms.median(cpuOf), slices.Max(ms.rss())
+			wall, cpu, rss := ms.Median(measure.Wall), ms.Median(measure.CPU), ms.PeakRSS()
 			ratio := ""
 			if base == 0 {
 				base = wall
@@ -94,7 +92,7 @@ func run(dshlog, grep, dir, template, rare, phrase, absent string, size, file in
 				ratio = fmt.Sprintf(", %.2f× grep's wall time", wall.Seconds()/base.Seconds())
 			}
 			fmt.Printf("%s %q: %s: wall %v (%.0f MB/s), cpu %v, peak RSS %.0f MB%s\n", p.name, p.text, c.name,
-				wall.Round(time.Millisecond), mb(total)/wall.Seconds(), cpu.Round(time.Millisecond), mb(rss), ratio)
+				wall.Round(time.Millisecond), measure.MB(total)/wall.Seconds(), cpu.Round(time.Millisecond), measure.MB(rss), ratio)
 		}
 	}
 	return nil
@@ -159,56 +157,3 @@ func checkFound(dshlog, phrase, root, want string) error {
 	}
 	return nil
 }
-
-// measurement is what one run of a command took.
-type measurement struct {
-	wall, cpu time.Duration // cpu is user + system time
-	rss       int64         // peak resident set, bytes
-}
-
-// measurements are the runs of one command.
-type measurements []measurement
-
-// run runs the command once, its output discarded, and records what it
-// took; exit code 1 (nothing found) is as good as 0.
-func (ms *measurements) run(name string, args ...string) error {
-	cmd := exec.Command(name, args...)
-	var stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = io.Discard, &stderr
-	start := time.Now()
-	err := cmd.Run()
-	wall := time.Since(start)
-	var exit *exec.ExitError
-	if err != nil && !(errors.As(err, &exit) && exit.ExitCode() == 1) {
-		return fmt.Errorf("%s %v: %v\n%s", name, args, err, stderr.Bytes())
-	}
-	m := measurement{wall: wall, cpu: cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()}
-	if usage, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		m.rss = usage.Maxrss * 1024 // kilobytes on Linux
-	}
-	*ms = append(*ms, m)
-	return nil
-}
-
-func wallOf(m measurement) time.Duration { return m.wall }
-func cpuOf(m measurement) time.Duration  { return m.cpu }
-
-// median returns the median of one figure over the runs.
-func (ms measurements) median(of func(measurement) time.Duration) time.Duration {
-	values := make([]time.Duration, len(ms))
-	for i, m := range ms {
-		values[i] = of(m)
-	}
-	slices.Sort(values)
-	return values[len(values)/2]
-}
-
-func (ms measurements) rss() []int64 {
-	out := make([]int64, len(ms))
-	for i, m := range ms {
-		out[i] = m.rss
-	}
-	return out
-}
-
-func mb(n int64) float64 { return float64(n) / (1 << 20) }

@@ -15,19 +15,15 @@
 package main
 
 import (
-	"bytes"
 	"flag"
 	"fmt"
-	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"strconv"
-	"syscall"
 	"time"
 
+	"github.com/dshlog/dshlog/bench/internal/measure"
 	"github.com/dshlog/dshlog/internal/gen"
 )
 
@@ -65,8 +61,8 @@ func run(dshlog, dir, template string, small int, large, file int64, runs, jobs 
 	if err != nil {
 		return err
 	}
-	fmt.Printf("small tree: %d sessions, %.1f MB (%s copied)\n", small, mb(smallBytes), filepath.Base(filepath.Dir(template)))
-	fmt.Printf("large tree: %d sessions, %.1f MB (its turns repeated)\n", largeFiles, mb(largeBytes))
+	fmt.Printf("small tree: %d sessions, %.1f MB (%s copied)\n", small, measure.MB(smallBytes), filepath.Base(filepath.Dir(template)))
+	fmt.Printf("large tree: %d sessions, %.1f MB (its turns repeated)\n", largeFiles, measure.MB(largeBytes))
 	fmt.Printf("machine: %d CPUs; figures are medians of %d runs\n", runtime.NumCPU(), runs)
 
 	var cpuPerByte float64 // of the large tree at -j 1
@@ -77,16 +73,16 @@ func run(dshlog, dir, template string, small int, large, file int64, runs, jobs 
 		bytes int64
 	}{{"large", largeTree, largeFiles, largeBytes}, {"small", smallTree, small, smallBytes}} {
 		for _, j := range []int{1, jobs} {
-			var ms measurements
+			var ms measure.Runs
 			for range runs {
-				if err := ms.run(dshlog, "verify", "-j", strconv.Itoa(j), tree.path); err != nil {
+				if err := ms.Command(nil, dshlog, "verify", "-j", strconv.Itoa(j), tree.path); err != nil {
 					return err
 				}
 			}
-			wall, cpu, rss := ms.median(wallOf), ms.median(cpuOf), slices.Max(ms.rss())
+			wall, cpu, rss := ms.Median(measure.Wall), ms.Median(measure.CPU), ms.PeakRSS()
 			fmt.Printf("%s tree, -j %d: %.1f files/s, %.1f MB/s, wall %v, cpu %v, peak RSS %.0f MB\n",
-				tree.name, j, float64(tree.files)/wall.Seconds(), mb(tree.bytes)/wall.Seconds(),
-				wall.Round(time.Millisecond), cpu.Round(time.Millisecond), mb(rss))
+				tree.name, j, float64(tree.files)/wall.Seconds(), measure.MB(tree.bytes)/wall.Seconds(),
+				wall.Round(time.Millisecond), cpu.Round(time.Millisecond), measure.MB(rss))
 			switch {
 			case tree.name == "large" && j == 1:
 				cpuPerByte = cpu.Seconds() / float64(tree.bytes)
@@ -139,53 +135,3 @@ func writeLarge(template, root string, size, file int64) (int, int64, error) {
 	}
 	return files, total, nil
 }
-
-// measurement is what one run of a command took.
-type measurement struct {
-	wall, cpu time.Duration // cpu is user + system time
-	rss       int64         // peak resident set, bytes
-}
-
-// measurements are the runs of one command.
-type measurements []measurement
-
-// run runs the command once, its output discarded, and records what it
-// took; verify's exit code must be 0 (every generated session is clean).
-func (ms *measurements) run(name string, args ...string) error {
-	cmd := exec.Command(name, args...)
-	var stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = io.Discard, &stderr
-	start := time.Now()
-	if err := cmd.Run(); err != nil {
-		return fmt.Errorf("%s %v: %v\n%s", name, args, err, stderr.Bytes())
-	}
-	m := measurement{wall: time.Since(start), cpu: cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()}
-	if usage, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		m.rss = usage.Maxrss * 1024 // kilobytes on Linux
-	}
-	*ms = append(*ms, m)
-	return nil
-}
-
-func wallOf(m measurement) time.Duration { return m.wall }
-func cpuOf(m measurement) time.Duration  { return m.cpu }
-
-// median returns the median of one figure over the runs.
-func (ms measurements) median(of func(measurement) time.Duration) time.Duration {
-	values := make([]time.Duration, len(ms))
-	for i, m := range ms {
-		values[i] = of(m)
-	}
-	slices.Sort(values)
-	return values[len(values)/2]
-}
-
-func (ms measurements) rss() []int64 {
-	out := make([]int64, len(ms))
-	for i, m := range ms {
-		out[i] = m.rss
-	}
-	return out
-}
-
-func mb(n int64) float64 { return float64(n) / (1 << 20) }
