@@ -125,7 +125,8 @@ func startReader(lines *jsonl.Reader, hv jsonv.Value, version int, opts Options)
 	if version == currentVersion {
 		validation = Current
 	}
-	if version < currentVersion && !opts.AsMigrator {
+	// A v2 or v3 log has nothing to lift but a fork's declared types.
+	if version < currentVersion && !opts.AsMigrator && (version <= 1 || r.vocab.DeclaresTypes()) {
 		r.lift = lift.New(r.vocab, version, opts.ListLifted)
 		hv = r.lift.Header(hv)
 	}

@@ -93,6 +93,18 @@ func (v *Vocabulary) ForkType(name string, format int) bool {
 	return format > 1 || !releasedV0Types[name]
 }
 
+// DeclaresTypes reports whether the vocabulary knows any type only from a
+// declaration file: whether a log of an older format can hold a fork's
+// own type (see ForkType) at all.
+func (v *Vocabulary) DeclaresTypes() bool {
+	for _, t := range v.types {
+		if !t.Derivable {
+			return true
+		}
+	}
+	return false
+}
+
 // Line is the format a declaration's build writes, told by the types it
 // declares: 0 for the v0 line (assistant/chunk, no assistant/attempt),
 // 4 otherwise.
