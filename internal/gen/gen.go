@@ -236,20 +236,28 @@ func (c copier) seqs(v jsonv.Value) jsonv.Value {
 // WriteFile makes a session of at least size bytes at path from the
 // template session file at template, and returns the bytes written.
 func WriteFile(template, path string, size int64) (int64, error) {
+	return fromTemplate(template, path, func(src io.Reader, dst io.Writer) (int64, error) {
+		tmpl, err := Load(src)
+		if err != nil {
+			return 0, err
+		}
+		return tmpl.Write(dst, size)
+	})
+}
+
+// fromTemplate opens the template file, creates the file at path and has
+// write make the one from the other, returning what write counted.
+func fromTemplate(template, path string, write func(src io.Reader, dst io.Writer) (int64, error)) (int64, error) {
 	src, err := os.Open(template)
 	if err != nil {
 		return 0, err
 	}
 	defer src.Close()
-	tmpl, err := Load(src)
-	if err != nil {
-		return 0, err
-	}
 	f, err := os.Create(path)
 	if err != nil {
 		return 0, err
 	}
-	n, err := tmpl.Write(f, size)
+	n, err := write(src, f)
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"unicode/utf8"
 
@@ -252,22 +251,11 @@ func withBlock(row, data, message, content jsonv.Value, i int, block jsonv.Value
 // template session file at template, each tool output padded with pad
 // bytes, and returns the bytes counted.
 func WriteV0File(template, path string, size int64, pad int) (int64, error) {
-	src, err := os.Open(template)
-	if err != nil {
-		return 0, err
-	}
-	defer src.Close()
-	tmpl, err := LoadV0(src)
-	if err != nil {
-		return 0, err
-	}
-	f, err := os.Create(path)
-	if err != nil {
-		return 0, err
-	}
-	n, err := tmpl.Write(f, size, pad)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	return n, err
+	return fromTemplate(template, path, func(src io.Reader, dst io.Writer) (int64, error) {
+		tmpl, err := LoadV0(src)
+		if err != nil {
+			return 0, err
+		}
+		return tmpl.Write(dst, size, pad)
+	})
 }
