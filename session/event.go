@@ -49,6 +49,19 @@ func (e Event) SurfaceOp() SurfaceOp {
 // in sync when key is type, seq or time.
 func (e Event) With(key string, v jsonv.Value) Event {
 	e.Row = e.Row.With(key, v)
+	return e.synced(key, v)
+}
+
+// Set is With for an event whose row the caller owns (see jsonv.Value.Set):
+// a member the row has is changed in place.
+func (e Event) Set(key string, v jsonv.Value) Event {
+	e.Row = e.Row.Set(key, v)
+	return e.synced(key, v)
+}
+
+// synced returns e with the envelope field that row member key holds, if
+// any, set from v.
+func (e Event) synced(key string, v jsonv.Value) Event {
 	switch key {
 	case "type":
 		e.Type = v.Text()

@@ -42,8 +42,11 @@ func (s *edgeStage) Transform(item session.Item, emit session.Emit) error {
 }
 
 // transform migrates one event; checked says the codec found it passing the
-// released payload rules of version 0 as it comes.
+// released payload rules of version 0 as it comes. A row a step rebuilt is
+// one the edge made for this event alone and keeps no hold of, so the item
+// owns it and the next stage may change it in place.
 func (s *edgeStage) transform(ev session.Event, checked bool, emit session.Emit) error {
+	decoded := ev.Row
 	ev, err := s.normalize(ev, checked)
 	if err != nil {
 		return err
@@ -51,7 +54,7 @@ func (s *edgeStage) transform(ev session.Event, checked bool, emit session.Emit)
 	if err := s.checkDeliveryMarker(ev); err != nil {
 		return err
 	}
-	return emit(session.Item{Event: ev})
+	return emit(session.Item{Event: ev, Owned: ev.Row != decoded})
 }
 
 // normalize is dsh's normalizeReleasedV0Event: each step sees what the one

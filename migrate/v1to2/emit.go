@@ -109,6 +109,9 @@ func (s *edgeStage) remap(ev source, targetSeq int64) (jsonv.Value, error) {
 	changed = changed || ev.dataChanged
 	// The usual row needs only its seq changed: its tail already ends it.
 	if !changed && !opChanged && !hasSources && seqThenTail(ev.row, hasOp) {
+		if ev.owned {
+			return ev.row.Set("seq", jsonv.IntValue(targetSeq)), nil
+		}
 		return ev.row.With("seq", jsonv.IntValue(targetSeq)), nil
 	}
 	return rebuild(ev.row, targetSeq, data, ev.dataChanged, tail[:n]), nil

@@ -65,12 +65,12 @@ func (s *edgeStage) Transform(item session.Item, emit session.Emit) error {
 				return err
 			}
 		}
-		return s.transformEvent(row, emit)
+		return s.transformEvent(row, item.Owned, emit)
 	}
 	if run, ok := item.Run.(ChunkRun); ok && run.RunType() == v0.ChunkRunType {
 		return s.transformRun(run, emit)
 	}
-	return item.EachEvent(func(ev session.Event) error { return s.transformEvent(ev.Row, emit) })
+	return item.EachEvent(func(ev session.Event) error { return s.transformEvent(ev.Row, false, emit) })
 }
 
 // source is a source event on its way through the edge: its row, what the
@@ -84,6 +84,9 @@ type source struct {
 	// dataChanged says data replaces the row's; dropSources leaves the
 	// row's sourceEventSeqs out (a message that embeds its stream).
 	dataChanged, dropSources bool
+	// owned says the stage before built row for this event alone (see
+	// session.Item.Owned): remap may give it its target seq in place.
+	owned bool
 }
 
 // withData returns ev carrying data instead.
@@ -92,8 +95,9 @@ func (ev source) withData(data jsonv.Value) source {
 	return ev
 }
 
-// transformEvent is dsh's per-event pipeline, in its order.
-func (s *edgeStage) transformEvent(row jsonv.Value, emit session.Emit) error {
+// transformEvent is dsh's per-event pipeline, in its order; owned says the
+// item owns row.
+func (s *edgeStage) transformEvent(row jsonv.Value, owned bool, emit session.Emit) error {
 	typeValue, hasType := row.Get("type")
 	typ, seq := typeValue.Text(), seqOf(row)
 	if typ == "assistant/chunk" {
@@ -112,7 +116,7 @@ func (s *edgeStage) transformEvent(row jsonv.Value, emit session.Emit) error {
 	if err := s.checkDeliveryMarker(typ, seq, data); err != nil {
 		return err
 	}
-	ev := source{row: row, typ: typ, seq: seq, time: member(row, "time"), data: data}
+	ev := source{row: row, typ: typ, seq: seq, time: member(row, "time"), data: data, owned: owned}
 	s.observe(typ, data)
 	s.lastTime = ev.time
 	if isInterrupted {

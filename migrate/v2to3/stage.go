@@ -149,7 +149,9 @@ func (s *edgeStage) transform(ev session.Event, owned bool, emit session.Emit) e
 		return err
 	}
 	time, _ := target.Field("time").SafeInt()
-	if err := emitRow(target, typ, seq, time, emit); err != nil {
+	// The row handed on is the stage's own when it owned the source row or
+	// built a new one from it.
+	if err := emitRow(target, typ, seq, time, owned || target != row, emit); err != nil {
 		return err
 	}
 	switch ev.Type {
@@ -260,7 +262,7 @@ func (s *edgeStage) emitSystem(prompt string, at anchor, emit session.Emit) erro
 		return err
 	}
 	time, _ := at.time.SafeInt()
-	if err := emitRow(row, "system/message", seq, time, emit); err != nil {
+	if err := emitRow(row, "system/message", seq, time, true, emit); err != nil {
 		return err
 	}
 	s.head = seq
@@ -352,7 +354,8 @@ func logicalRow(row jsonv.Value) jsonv.Value {
 }
 
 // emitRow hands a transformed row on as an event of type typ at seq seq
-// and time t, which the row holds.
-func emitRow(row jsonv.Value, typ string, seq, t int64, emit session.Emit) error {
-	return emit(session.Item{Event: session.Event{Type: typ, Seq: seq, Time: t, Row: row}})
+// and time t, which the row holds; owned says the stage built the row for
+// this event alone and keeps no hold of it (session.Item.Owned).
+func emitRow(row jsonv.Value, typ string, seq, t int64, owned bool, emit session.Emit) error {
+	return emit(session.Item{Event: session.Event{Type: typ, Seq: seq, Time: t, Row: row}, Owned: owned})
 }

@@ -77,16 +77,16 @@ func migrateMessage(message jsonv.Value, subject subject) (jsonv.Value, bool, er
 // know and refuses v4-only request tool fields (dsh's
 // migrateV3EventContent), on the event after source rewrite and tool
 // lift. The event keeps every coordinate and other member.
-func migrateEventContent(ev session.Event) (session.Event, error) {
+func migrateEventContent(ev *edit) error {
 	subject := subject(func() string { return "format v3 " + ev.Type + " at seq " + itoa(ev.Seq) })
 	data, changed, err := v4.MapMessages(ev.Type, ev.Data(), func(message jsonv.Value) (jsonv.Value, bool, error) {
 		return migrateMessage(message, subject)
 	})
 	if err != nil {
-		return ev, err
+		return err
 	}
 	if data.Kind() != jsonv.Object {
-		return ev, nil
+		return nil
 	}
 	field := func(key string) error {
 		content, fieldChanged, err := migrateContent(data.Field(key), func() string { return subject() + "." + key })
@@ -113,28 +113,29 @@ func migrateEventContent(ev session.Event) (session.Event, error) {
 		}
 	}
 	if err != nil {
-		return ev, err
+		return err
 	}
 	if ev.Type == "request/header" {
 		for i, tool := range data.Field("header").Field("tools").Elements() {
 			if tool.Has("deferLoading") {
-				return ev, session.Unsupportedf("%s.header.tools[%d] contains deferLoading, which is only defined in V4", subject(), i)
+				return session.Unsupportedf("%s.header.tools[%d] contains deferLoading, which is only defined in V4", subject(), i)
 			}
 		}
 	}
 	if ev.Type == "assistant/message" || ev.Type == "assistant/attempt" {
 		stream, streamChanged, err := migrateStream(data.Field("stream"), subject)
 		if err != nil {
-			return ev, err
+			return err
 		}
 		if streamChanged {
 			data, changed = data.With("stream", stream), true
 		}
 	}
 	if !changed {
-		return ev, nil
+		return nil
 	}
-	return ev.WithData(data), nil
+	ev.set("data", data)
+	return nil
 }
 
 // migrateStream namespaces the block kinds of an embedded stream's raw

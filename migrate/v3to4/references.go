@@ -54,12 +54,12 @@ func container(v jsonv.Value) error {
 	return nil
 }
 
-// remap returns ev at target seq with every first-party local reference
-// remapped: the envelope's sourceEventSeqs and replacement endpoints,
+// remap moves ev to target seq seq and remaps every first-party local
+// reference: the envelope's sourceEventSeqs and replacement endpoints,
 // command/done.sourceEventSeq, the compaction shadowed range and seqs, the
 // title messageSeqs and the image offload target seqs. Generation-qualified
 // captures and every other number stay as they are.
-func remap(ev session.Event, seq int64, target func(int64) int64) (session.Event, error) {
+func remap(ev *edit, seq int64, target func(int64) int64) error {
 	r := remapper{seq: ev.Seq, target: target}
 	data := ev.Data()
 	var err error
@@ -74,35 +74,37 @@ func remap(ev session.Event, seq int64, target func(int64) int64) (session.Event
 		data, err = r.imageOffload(data)
 	}
 	if err != nil {
-		return ev, err
+		return err
 	}
 	surface, hasSurface := ev.Row.Get("surfaceOp")
 	replace := hasSurface && !isString(surface, "append")
 	if replace {
 		if err := container(surface); err != nil {
-			return ev, err
+			return err
 		}
 	}
-	out := ev.With("seq", jsonv.IntValue(seq)).WithData(data)
-	if seqs, ok := ev.Row.Get("sourceEventSeqs"); ok {
+	seqs, hasSeqs := ev.Row.Get("sourceEventSeqs")
+	ev.set("seq", jsonv.IntValue(seq))
+	ev.set("data", data)
+	if hasSeqs {
 		remapped, err := r.references(seqs)
 		if err != nil {
-			return ev, err
+			return err
 		}
-		out = out.With("sourceEventSeqs", remapped)
+		ev.set("sourceEventSeqs", remapped)
 	}
 	if replace {
 		start, err := r.reference(surface.Field("startSeq"))
 		if err != nil {
-			return ev, err
+			return err
 		}
 		end, err := r.reference(surface.Field("endSeq"))
 		if err != nil {
-			return ev, err
+			return err
 		}
-		out = out.With("surfaceOp", surface.With("startSeq", start).With("endSeq", end))
+		ev.set("surfaceOp", surface.With("startSeq", start).With("endSeq", end))
 	}
-	return out, nil
+	return nil
 }
 
 func (r remapper) commandDone(data jsonv.Value) (jsonv.Value, error) {

@@ -53,12 +53,18 @@ func (s *migration) targetSeq(source int64) int64 {
 	return source + int64(before)
 }
 
-// Transform migrates the next item.
+// Transform migrates the next item. A row the item owns is changed in
+// place.
 func (s *migration) Transform(item session.Item, emit session.Emit) error {
-	return item.EachEvent(func(ev session.Event) error { return s.transform(ev, emit) })
+	if item.Run == nil {
+		return s.transform(item.Event, item.Owned, emit)
+	}
+	return item.EachEvent(func(ev session.Event) error { return s.transform(ev, false, emit) })
 }
 
-func (s *migration) transform(ev session.Event, emit session.Emit) error {
+// transform migrates one source event; owned says the stage may change its
+// row in place.
+func (s *migration) transform(ev session.Event, owned bool, emit session.Emit) error {
 	if ev.Seq != s.count {
 		return session.FormatErrorf("V3 source events must be dense")
 	}
@@ -98,19 +104,20 @@ func (s *migration) transform(ev session.Event, emit session.Emit) error {
 	if ev.Ignorable() && !v3.IsReleasedEventType(ev.Type) {
 		// An unknown ignorable event keeps its payload and its unchecked
 		// envelope references; only its type is namespaced and its seq moved.
-		opaque := ev.With("type", jsonv.StringValue("plugin:"+ev.Type)).With("ignorable", jsonv.BoolValue(true))
+		opaque := edit{Event: ev, owned: owned}
+		opaque.set("type", jsonv.StringValue("plugin:"+ev.Type))
+		opaque.set("ignorable", jsonv.BoolValue(true))
 		if target != ev.Seq {
-			opaque = opaque.With("seq", jsonv.IntValue(target))
+			opaque.set("seq", jsonv.IntValue(target))
 		}
-		return emit(session.Item{Event: opaque})
+		return emit(opaque.item())
 	}
 	if !v3.IsReleasedEventType(ev.Type) {
 		return session.Unsupportedf("format v3 contains unknown event type %s at seq %d", jsform.Quote(ev.Type), ev.Seq)
 	}
-	out := ev
+	out := edit{Event: ev, owned: owned}
 	if target != ev.Seq {
-		var err error
-		if out, err = remap(ev, target, s.targetSeq); err != nil {
+		if err := remap(&out, target, s.targetSeq); err != nil {
 			return err
 		}
 	}
@@ -121,15 +128,15 @@ func (s *migration) transform(ev session.Event, emit session.Emit) error {
 		return err
 	}
 	if changed {
-		out = out.WithData(data)
+		out.set("data", data)
 	}
-	if out, _, err = liftToolResult(out); err != nil {
+	if err := liftToolResult(&out); err != nil {
 		return err
 	}
-	if out, err = migrateEventContent(out); err != nil {
+	if err := migrateEventContent(&out); err != nil {
 		return err
 	}
-	return emit(session.Item{Event: out})
+	return emit(out.item())
 }
 
 // observeRestart follows turns, steps and splices (before the event changes

@@ -14,14 +14,14 @@ import (
 // other members as "plugin:message:<key>" and the wrapper's other members as
 // "plugin:result:<key>", each in their old order. Other events, and results
 // that are not user-role, pass unchanged.
-func liftToolResult(ev session.Event) (session.Event, bool, error) {
+func liftToolResult(ev *edit) error {
 	if ev.Type != "tool/result" {
-		return ev, false, nil
+		return nil
 	}
 	data := ev.Data()
 	message := data.Field("message")
 	if data.Kind() != jsonv.Object || message.Kind() != jsonv.Object || !isString(message.Field("role"), "user") {
-		return ev, false, nil
+		return nil
 	}
 	subject := func() string { return "format v3 tool/result at seq " + itoa(ev.Seq) }
 	source := message.Field("source")
@@ -36,20 +36,20 @@ func liftToolResult(ev session.Event) (session.Event, bool, error) {
 	if !idOK || id == "" || source.Kind() != jsonv.Object || !isString(peekKind(source), "tool") ||
 		!callIDOK || callID == "" || wrapper.Kind() != jsonv.Object ||
 		!isString(wrapper.Field("type"), "tool-result") || !isString(wrapper.Field("toolCallId"), callID) {
-		return ev, false, session.FormatErrorf("%s requires exactly one tool-result wrapper matching its tool source", subject())
+		return session.FormatErrorf("%s requires exactly one tool-result wrapper matching its tool source", subject())
 	}
 	isError, hasIsError := wrapper.Get("isError")
 	if hasIsError && isError.Kind() != jsonv.Bool {
-		return ev, false, session.FormatErrorf("%s tool-result isError must be boolean", subject())
+		return session.FormatErrorf("%s tool-result isError must be boolean", subject())
 	}
 	result := wrapper.Field("content")
 	if result.Kind() != jsonv.Array {
-		return ev, false, session.FormatErrorf("%s tool-result content must be an array", subject())
+		return session.FormatErrorf("%s tool-result content must be an array", subject())
 	}
 	if result.MayHoldString("tool-result") {
 		for _, block := range result.Elements() {
 			if tag, _ := block.Peek("type"); isString(tag, "tool-result") {
-				return ev, false, session.Unsupportedf("%s contains a nested tool-result unsupported by this converter", subject())
+				return session.Unsupportedf("%s contains a nested tool-result unsupported by this converter", subject())
 			}
 		}
 	}
@@ -69,7 +69,8 @@ func liftToolResult(ev session.Event) (session.Event, bool, error) {
 	members = appendExtensions(members, message, "plugin:message:", "id", "role", "source", "content")
 	members = appendExtensions(members, wrapper, "plugin:result:", "type", "toolCallId", "content", "isError")
 	// The prefixed keys cannot collide with each other or the fixed ones.
-	return ev.WithData(data.With("message", jsonv.ObjectValue(members...))), true, nil
+	ev.set("data", data.With("message", jsonv.ObjectValue(members...)))
+	return nil
 }
 
 // appendExtensions appends every member of v not named in owned, its key
