@@ -1,7 +1,6 @@
 package migrate
 
 import (
-	"bytes"
 	"runtime"
 	"sync"
 
@@ -67,9 +66,9 @@ const (
 )
 
 // startReadAhead starts reading the lines of r after the ones already read;
-// warm is run on every parsed row (see warm), then check, when set. r
-// belongs to the read-ahead until close.
-func startReadAhead(r *jsonl.Reader, warm func(jsonv.Value), check func(jsonv.Value) rowCheck) *readAhead {
+// check, when set, is run on every parsed row. r belongs to the read-ahead
+// until close.
+func startReadAhead(r *jsonl.Reader, check func(jsonv.Value) rowCheck) *readAhead {
 	a := &readAhead{
 		order: make(chan *batch, aheadBatches),
 		work:  make(chan *batch, aheadBatches),
@@ -81,7 +80,7 @@ func startReadAhead(r *jsonl.Reader, warm func(jsonv.Value), check func(jsonv.Va
 	a.wg.Add(1 + parsers)
 	go a.read(r)
 	for range parsers {
-		go a.parse(warm, check)
+		go a.parse(check)
 	}
 	return a
 }
@@ -126,9 +125,8 @@ func (a *readAhead) read(r *jsonl.Reader) {
 	}
 }
 
-// parse parses the lines of each batch it takes and runs warm and check on
-// the rows.
-func (a *readAhead) parse(warm func(jsonv.Value), check func(jsonv.Value) rowCheck) {
+// parse parses the lines of each batch it takes and runs check on the rows.
+func (a *readAhead) parse(check func(jsonv.Value) rowCheck) {
 	defer a.wg.Done()
 	for b := range a.work {
 		for i := range b.lines {
@@ -137,7 +135,6 @@ func (a *readAhead) parse(warm func(jsonv.Value), check func(jsonv.Value) rowChe
 				continue
 			}
 			p.row, p.err = jsonv.Parse(p.Text)
-			warm(p.row)
 			if p.err == nil && check != nil {
 				p.check, p.checked = check(p.row), true
 			}
@@ -194,39 +191,4 @@ func (a *readAhead) close() {
 		close(a.done)
 	})
 	a.wg.Wait()
-}
-
-// warm decodes, ahead of the consumer, the parts of a parsed row that the
-// codecs and stages from v2 on look into: the row, its data, the messages
-// it carries with their content lists, a request header's tools and an
-// embedded stream that holds block chunks. Decoding is remembered in the
-// values, so the consumer finds them decoded; message sources, content
-// blocks and stream entries, whose kind is what is read, are peeked at.
-func warm(row jsonv.Value) {
-	warmCurrent(row)
-	row.Field("sourceEventSeqs").Elements()
-	if stream := row.Field("data").Field("stream"); stream.Raw() == nil || bytes.Contains(stream.Raw(), []byte(`"block-`)) {
-		stream.Elements()
-	}
-}
-
-// warmCurrent is warm for a row of a current (v4) session, which no stage
-// transforms: its stream and sourceEventSeqs are left alone, since the v4
-// codec, the restore and the readers that come after look into them only
-// when their text may hold what they look for.
-func warmCurrent(row jsonv.Value) {
-	data := row.Field("data")
-	data.Members()
-	warmMessage(data)
-	warmMessage(data.Field("message"))
-	for _, m := range data.Field("inserted").Elements() {
-		warmMessage(m)
-	}
-	for _, tool := range data.Field("header").Field("tools").Elements() {
-		tool.Members()
-	}
-}
-
-func warmMessage(m jsonv.Value) {
-	m.Field("content").Elements()
 }

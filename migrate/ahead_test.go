@@ -58,7 +58,7 @@ func TestReadAheadOrder(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			a := startReadAhead(jsonl.NewReader(&failingReader{tt.text, tt.err}, "s"), warm, nil)
+			a := startReadAhead(jsonl.NewReader(&failingReader{tt.text, tt.err}, "s"), nil)
 			defer a.close()
 			want := strings.Split(strings.TrimSuffix(tt.text, "\n"), "\n")
 			for i := 0; i < tt.lines; i++ {
@@ -88,7 +88,7 @@ func TestReadAheadOrder(t *testing.T) {
 
 func TestReadAheadCloseEarly(t *testing.T) {
 	before := runtime.NumGoroutine()
-	a := startReadAhead(jsonl.NewReader(strings.NewReader(strings.Join(rows(5000), "\n")), "s"), warm, nil)
+	a := startReadAhead(jsonl.NewReader(strings.NewReader(strings.Join(rows(5000), "\n")), "s"), nil)
 	if _, err := a.line(); err != nil {
 		t.Fatal(err)
 	}

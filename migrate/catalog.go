@@ -234,16 +234,6 @@ func (r *restore) checkRow() func(jsonv.Value) rowCheck {
 	return nil
 }
 
-// warmRow returns what the read-ahead decodes of each row before the codec
-// sees it: all that the stages look into when stages follow, less when the
-// session is already current.
-func (r *restore) warmRow() func(jsonv.Value) {
-	if r.stream == nil {
-		return warmCurrent
-	}
-	return warm
-}
-
 // decodeChecked is decodeRow for a row whose checkRow result is c.
 func (r *restore) decodeChecked(row jsonv.Value, c rowCheck) error {
 	return r.decoder.(rowChecker).DecodeChecked(row, c, r.entry)

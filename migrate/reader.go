@@ -345,7 +345,7 @@ func (r *Reader) nextLine() (parsedLine, error) {
 		return parsedLine{Line: line, row: row, err: err}, nil
 	}
 	if r.ahead == nil {
-		r.ahead = startReadAhead(r.lines, r.restore.warmRow(), r.restore.checkRow())
+		r.ahead = startReadAhead(r.lines, r.restore.checkRow())
 	}
 	return r.ahead.line()
 }

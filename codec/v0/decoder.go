@@ -84,7 +84,6 @@ func (d *Decoder) CheckRow(row jsonv.Value) RowCheck {
 	if err != nil || c.run != nil {
 		return c
 	}
-	warmChunk(c.event)
 	if payloadPasses(c.event, f, d.header.Version) {
 		c.ahead |= payloadChecked
 	}
@@ -96,20 +95,6 @@ func (d *Decoder) CheckRow(row jsonv.Value) RowCheck {
 		}
 	}
 	return c
-}
-
-// warmChunk decodes, ahead of the stages, what they look into of an
-// assistant/chunk event that the read-ahead's warm-up leaves alone: its
-// chunk and the block a block-end chunk finishes. Decoding is remembered
-// in the row, so the stages find them decoded.
-func warmChunk(ev session.Event) {
-	if ev.Type != "assistant/chunk" {
-		return
-	}
-	chunk := ev.Data().Field("chunk")
-	if chunk.Field("type").Text() == "block-end" {
-		chunk.Field("block").Members()
-	}
 }
 
 // aheadEvent is what CheckRow concluded about an event row besides the
