@@ -29,7 +29,7 @@ const (
 const exitCodeHelp = `
 Exit codes:
   0  ok
-  1  verification found problems
+  1  problems found (search: nothing matched)
   2  usage error
   3  unreadable or unsupported input
 `
