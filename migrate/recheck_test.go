@@ -50,6 +50,12 @@ func TestRecheckRules(t *testing.T) {
 			want: "Session migration from v3 to v4 refuses the transformed artifact: format v4 system content rejects retired tool-result wrappers",
 		},
 		{
+			name: "message source that is not an object", seq: 8,
+			old:  `"source":{"kind":"user"}`,
+			new:  `"source":"user"`,
+			want: "Session migration from v3 to v4 refuses the transformed artifact: format v4 message requires a producer-owned source kind",
+		},
+		{
 			name: "retired header.system", seq: 10,
 			old:  `"header":{`,
 			new:  `"header":{"system":"s",`,
