@@ -13,7 +13,8 @@ import (
 // declared name is a valid type name.
 func FuzzParse(f *testing.F) {
 	seeds, _ := filepath.Glob(filepath.Join(builds, "*/docs/persistence-changes/2026-09-2*.schema.json"))
-	seeds = append(seeds, filepath.Join(builds, "fork-hebilicious/packages/core/session/src/known-event-types.ts"))
+	seeds = append(seeds, filepath.Join(builds, "fork-hebilicious/packages/core/session/src/known-event-types.ts"),
+		"../testdata/fork-logs-more/changanhua-cordis-tool-round/domain.ts")
 	for _, path := range seeds {
 		if data, err := os.ReadFile(path); err == nil {
 			f.Add(data, []byte(`{"harness":"x","tools":["a"]}`))

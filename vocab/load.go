@@ -30,6 +30,10 @@ const (
 	// or a persistence change's <date>-<name>.schema.json, whose event roots
 	// carry each type's surface flag and structural schema.
 	FilePersistenceSchema = "persistence schema"
+	// FileEventMap is a TypeScript file that declares members of
+	// SessionEventMap, as a plugin does in a `declare module` block: what
+	// dsh's generator collects into known-event-types.ts.
+	FileEventMap = "SessionEventMap declaration"
 	// FileList is a plain list of type names, one a line ('#' starts a
 	// comment).
 	FileList = "list"
@@ -41,8 +45,9 @@ const maxDeclarationFile = 64 << 20
 
 // Load reads the event types a dsh build declares from path, telling the
 // kind of file by its content: a TypeScript module defining
-// KNOWN_SESSION_EVENT_TYPES, a JSON persistence schema with "roots", or a
-// plain list of names.
+// KNOWN_SESSION_EVENT_TYPES, a JSON persistence schema with "roots", a
+// TypeScript file declaring SessionEventMap members, or a plain list of
+// names.
 func Load(path string) (*Declaration, error) {
 	info, err := os.Stat(path)
 	if err != nil {
@@ -71,6 +76,8 @@ func Parse(data []byte) (*Declaration, error) {
 		return parseKnownEventTypes(data)
 	case bytes.HasPrefix(trimmed, []byte("{")):
 		return parsePersistenceSchema(data)
+	case bytes.Contains(data, []byte("interface SessionEventMap")):
+		return parseEventMap(data)
 	}
 	return parseList(data)
 }
