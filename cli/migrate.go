@@ -304,24 +304,31 @@ func withRefusalClass(err error) error {
 	if !errors.As(err, &refusal) {
 		return err
 	}
+	// Only an error that says no more than the refusal (the refusal itself,
+	// or a typed one such as v4.UnknownTypeError) takes its class.
+	bare := func(e error) bool { return e.Error() == refusal.Error() }
 	var located *jsonl.Error
-	if errors.As(err, &located) && located.Err == error(refusal) {
+	if errors.As(err, &located) && bare(located.Err) {
 		copied := *located
-		copied.Err = classed{refusal}
+		copied.Err = classed{located.Err, refusal}
 		return &copied
 	}
-	if err == error(refusal) {
-		return classed{refusal}
+	if bare(err) {
+		return classed{err, refusal}
 	}
 	return err
 }
 
-// classed prints a refusal with its class.
-type classed struct{ *session.Refusal }
+// classed prints a refusal with its class; err is the refusal or the
+// error that carries it.
+type classed struct {
+	err     error
+	refusal *session.Refusal
+}
 
-func (c classed) Error() string { return c.Text() }
+func (c classed) Error() string { return c.refusal.Text() }
 
-func (c classed) Unwrap() error { return c.Refusal }
+func (c classed) Unwrap() error { return c.err }
 
 // progress shows how far a large file has been read, on a terminal only.
 type progress struct {

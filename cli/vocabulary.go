@@ -32,7 +32,7 @@ const vocabularyEnv = "DSHLOG_VOCABULARY"
 // sessions.
 func addVocabularyFlags(flags *pflag.FlagSet, v *vocabularyFlags) {
 	flags.StringVar(&v.dsh, "dsh", "", "the dsh build that wrote the sessions (see dshlog vocabulary --list; default "+vocab.Official.Name+", or v0-line when a --vocabulary file is of the v0 line)")
-	flags.StringArrayVar(&v.files, "vocabulary", nil, "add the event types a dsh build declares in FILE: its known-event-types.ts, a persistence schema (.json) or a list of names, or in a checkout DIR of a dsh build (repeatable; also $"+vocabularyEnv+")")
+	flags.StringArrayVar(&v.files, "vocabulary", nil, "add the event types a dsh build declares in FILE: its known-event-types.ts, a persistence schema (.json), a plugin's .ts declaring SessionEventMap members or a list of names, or in a checkout DIR of a dsh build (repeatable; also $"+vocabularyEnv+")")
 }
 
 // checkoutDeclarations are where a checkout of a dsh build declares its
@@ -109,7 +109,7 @@ func loadDeclarations(path string) ([]*vocab.Declaration, error) {
 		d, err := vocab.Load(p)
 		if err != nil {
 			return nil, withHint(fmt.Errorf("vocabulary: %w", err),
-				"--vocabulary reads a dsh build's known-event-types.ts, its docs/persistence-schema.json, a persistence change's .schema.json, or a list of event type names, one a line")
+				"--vocabulary reads a dsh build's known-event-types.ts, its docs/persistence-schema.json, a persistence change's .schema.json, a plugin's .ts file declaring SessionEventMap members, or a list of event type names, one a line")
 		}
 		decls = append(decls, d)
 	}
@@ -235,13 +235,14 @@ func explainUnknownType(err error, v *vocab.Vocabulary) error {
 	if hint, ok := v.Hint(unknown.Type); ok {
 		return withHint(err, hint)
 	}
-	return withHint(err, fmt.Sprintf("dsh %s does not know %q; if a fork of dsh wrote this log, pass its known-event-types.ts or persistence schema with --vocabulary", v.Build().Name, unknown.Type))
+	return withHint(err, fmt.Sprintf("dsh %s does not know %q; if a fork of dsh or a plugin wrote this log, pass the fork's known-event-types.ts or persistence schema, or the plugin's .ts declaring the type, with --vocabulary", v.Build().Name, unknown.Type))
 }
 
-// suggestAllowUnknown adds fold's way past an unknown event type.
+// suggestAllowUnknown adds fold's way past an unknown event type of a v4
+// log (the v3→v4 migration refuses one before the vocabulary is asked).
 func suggestAllowUnknown(err error) error {
 	var unknown *v4.UnknownTypeError
-	if !errors.As(err, &unknown) {
+	if !errors.As(err, &unknown) || unknown.Version != v4.Version {
 		return err
 	}
 	return withHint(err, "--allow-unknown folds the log anyway, keeping unknown log-only events opaque")

@@ -178,8 +178,12 @@ func (j *judge) codecFinding(code string, err error, seq int64) error {
 		f.Message = fmt.Sprintf("event type %s is unknown to dsh %s, which refuses the log (%s)",
 			jsform.Quote(unknown.Type), j.vocab.Build().Name, refusal.Text())
 		f.Hint, _ = j.vocab.Hint(unknown.Type)
-		if j.rowPerEvent {
+		var located *jsonl.Error
+		switch {
+		case j.rowPerEvent:
 			f.Seq, f.Line = unknown.Seq, int(unknown.Seq)+2
+		case errors.As(err, &located) && located.Line > 0:
+			f.Seq, f.Line = unknown.Seq, located.Line
 		}
 		j.report(f)
 		j.loading = false

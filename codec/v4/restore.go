@@ -75,15 +75,23 @@ func admissionSkips(ev session.Event) bool {
 type UnknownTypeError struct {
 	Type string
 	Seq  int64
+	// Version is the format whose reading refused the event: 4, or 3 when
+	// the v3→v4 migration met it.
+	Version int
 	*session.Refusal
 }
 
 // Unwrap returns dsh's refusal.
 func (e *UnknownTypeError) Unwrap() error { return e.Refusal }
 
-func unknownType(typ string, seq int64) error {
-	return &UnknownTypeError{Type: typ, Seq: seq,
-		Refusal: session.Unsupportedf("format v4 contains unknown event type %s at seq %d", jsform.Quote(typ), seq)}
+func unknownType(typ string, seq int64) error { return NewUnknownTypeError(Version, typ, seq) }
+
+// NewUnknownTypeError is the refusal of an event of a format-version log
+// whose type is not known, with dsh's wording for that version (the v3→v4
+// migration refuses a v3 event so).
+func NewUnknownTypeError(version int, typ string, seq int64) *UnknownTypeError {
+	return &UnknownTypeError{Type: typ, Seq: seq, Version: version,
+		Refusal: session.Unsupportedf("format v%d contains unknown event type %s at seq %d", version, jsform.Quote(typ), seq)}
 }
 
 // Add takes the next event of the artifact.

@@ -3,7 +3,6 @@ package v3to4
 import (
 	"sort"
 
-	"github.com/dshlog/dshlog/codec/jsform"
 	"github.com/dshlog/dshlog/codec/v3"
 	"github.com/dshlog/dshlog/codec/v4"
 	"github.com/dshlog/dshlog/jsonv"
@@ -113,7 +112,7 @@ func (s *migration) transform(ev session.Event, owned bool, emit session.Emit) e
 		return emit(opaque.item())
 	}
 	if !v3.IsReleasedEventType(ev.Type) {
-		return session.Unsupportedf("format v3 contains unknown event type %s at seq %d", jsform.Quote(ev.Type), ev.Seq)
+		return v4.NewUnknownTypeError(3, ev.Type, ev.Seq)
 	}
 	out := edit{Event: ev, owned: owned}
 	if target != ev.Seq {
