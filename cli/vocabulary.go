@@ -46,7 +46,8 @@ var checkoutDeclarations = []string{
 // declaration of the v0 line (it lists assistant/chunk and no
 // assistant/attempt) picks that line when --dsh is not given, and is
 // refused with a build of another line: it cannot apply to that build's
-// logs.
+// logs. A declaration that tells no line (a plugin's or a list's few
+// types) adds to a build of either.
 func (v vocabularyFlags) resolve() (*vocab.Vocabulary, error) {
 	var decls []*vocab.Declaration
 	for _, file := range v.declarationFiles() {
@@ -66,7 +67,7 @@ func (v vocabularyFlags) resolve() (*vocab.Vocabulary, error) {
 	for _, d := range decls {
 		line := d.Line()
 		switch {
-		case line == build.Format:
+		case line == build.Format, line == vocab.AnyLine:
 		case v.dsh == "" && line == vocab.V0Line.Format:
 			build = vocab.V0Line
 		default:
@@ -86,7 +87,7 @@ func lineEvidence(line int) string {
 	if line == 0 {
 		return "it lists assistant/chunk and no assistant/attempt"
 	}
-	return "it lists no assistant/chunk"
+	return "it lists assistant/attempt"
 }
 
 // loadDeclarations reads a --vocabulary argument: a declaration file, or a

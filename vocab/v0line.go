@@ -105,9 +105,14 @@ func (v *Vocabulary) DeclaresTypes() bool {
 	return false
 }
 
+// AnyLine is the Line of a declaration that does not tell its build's
+// format: a plugin's or a list's few types, which add to a build of either
+// line.
+const AnyLine = -1
+
 // Line is the format a declaration's build writes, told by the types it
-// declares: 0 for the v0 line (assistant/chunk, no assistant/attempt),
-// 4 otherwise.
+// declares: 0 for the v0 line (assistant/chunk, no assistant/attempt), 4
+// when it declares assistant/attempt, and AnyLine when it declares neither.
 func (d *Declaration) Line() int {
 	chunk, attempt := false, false
 	for _, t := range d.Types {
@@ -118,8 +123,11 @@ func (d *Declaration) Line() int {
 			attempt = true
 		}
 	}
-	if chunk && !attempt {
+	switch {
+	case chunk && !attempt:
 		return 0
+	case !chunk && !attempt:
+		return AnyLine
 	}
 	return 4
 }

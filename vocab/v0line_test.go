@@ -46,7 +46,8 @@ func TestDeclarationLine(t *testing.T) {
 		{"assistant/chunk\nturn/start\n", 0},
 		{"assistant/chunk\nassistant/attempt\n", 4},
 		{"assistant/attempt\n", 4},
-		{"turn/start\n", 4},
+		{"turn/start\n", AnyLine},
+		{"assistant/chunk\n", 0},
 	} {
 		d, err := Parse([]byte(tt.list))
 		if err != nil {
