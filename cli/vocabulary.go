@@ -32,7 +32,7 @@ const vocabularyEnv = "DSHLOG_VOCABULARY"
 // sessions.
 func addVocabularyFlags(flags *pflag.FlagSet, v *vocabularyFlags) {
 	flags.StringVar(&v.dsh, "dsh", "", "the dsh build that wrote the sessions (see dshlog vocabulary --list; default "+vocab.Official.Name+", or v0-line when a --vocabulary file is of the v0 line)")
-	flags.StringArrayVar(&v.files, "vocabulary", nil, "add the event types a dsh build declares in FILE: its known-event-types.ts, a persistence schema (.json), a plugin's .ts declaring SessionEventMap members or a list of names, or in a checkout DIR of a dsh build (repeatable; also $"+vocabularyEnv+")")
+	flags.StringArrayVar(&v.files, "vocabulary", nil, "add the event types a dsh build declares in FILE: its known-event-types.ts, a persistence schema (.json), a plugin's .ts declaring SessionEventMap members or a list of names, or in a DIR: a checkout of a dsh build or a plugin's source tree (repeatable; also $"+vocabularyEnv+")")
 }
 
 // checkoutDeclarations are where a checkout of a dsh build declares its
@@ -90,8 +90,10 @@ func lineEvidence(line int) string {
 	return "it lists assistant/attempt"
 }
 
-// loadDeclarations reads a --vocabulary argument: a declaration file, or a
-// checkout of a dsh build, whose files that declare its vocabulary are read.
+// loadDeclarations reads a --vocabulary argument: a declaration file, a
+// checkout of a dsh build, whose files that declare its vocabulary are
+// read, or else a plugin's source tree, whose sources' SessionEventMap
+// members are.
 func loadDeclarations(path string) ([]*vocab.Declaration, error) {
 	paths := []string{path}
 	if info, err := os.Stat(path); err == nil && info.IsDir() {
@@ -102,7 +104,7 @@ func loadDeclarations(path string) ([]*vocab.Declaration, error) {
 			}
 		}
 		if len(paths) == 0 {
-			return nil, fmt.Errorf("vocabulary: %s: a directory given to --vocabulary must be a checkout of a dsh build, with %s", path, strings.Join(checkoutDeclarations, " or "))
+			return pluginDeclarations(path)
 		}
 	}
 	var decls []*vocab.Declaration
@@ -113,6 +115,19 @@ func loadDeclarations(path string) ([]*vocab.Declaration, error) {
 				"--vocabulary reads a dsh build's known-event-types.ts, its docs/persistence-schema.json, a persistence change's .schema.json, a plugin's .ts file declaring SessionEventMap members, or a list of event type names, one a line")
 		}
 		decls = append(decls, d)
+	}
+	return decls, nil
+}
+
+// pluginDeclarations reads a directory that is no checkout of a dsh build
+// as a plugin's source tree.
+func pluginDeclarations(dir string) ([]*vocab.Declaration, error) {
+	decls, err := vocab.LoadSourceTree(dir)
+	if err != nil {
+		return nil, fmt.Errorf("vocabulary: %w", err)
+	}
+	if len(decls) == 0 {
+		return nil, fmt.Errorf("vocabulary: %s: a directory given to --vocabulary must be a checkout of a dsh build, with %s, or a plugin's source tree declaring SessionEventMap members in its src", dir, strings.Join(checkoutDeclarations, " or "))
 	}
 	return decls, nil
 }

@@ -1,7 +1,12 @@
 package vocab
 
 import (
+	"bytes"
+	"errors"
 	"fmt"
+	"io/fs"
+	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -40,13 +45,17 @@ func parseEventMap(data []byte) (*Declaration, error) {
 		i = end
 	}
 	if !found {
-		return nil, fmt.Errorf("no interface SessionEventMap at the top level or in a declare module block")
+		return nil, errNoEventMap
 	}
 	if len(d.Types) == 0 {
 		return nil, fmt.Errorf("SessionEventMap declares no event type")
 	}
 	return d, nil
 }
+
+// errNoEventMap says a file declares no SessionEventMap: one that only
+// mentions the name (in a string or a comment) is skipped in a source tree.
+var errNoEventMap = errors.New("no interface SessionEventMap at the top level or in a declare module block")
 
 // isEventMap reports whether the tokens at i open `interface SessionEventMap`.
 func isEventMap(toks []token, i int) bool {
@@ -251,4 +260,49 @@ func skipTemplate(src string, i int) int {
 		}
 	}
 	return len(src)
+}
+
+// LoadSourceTree reads the SessionEventMap members declared by the
+// TypeScript sources of a plugin's source tree rooted at dir: every .ts or
+// .tsx file in a src directory (as dsh's generator reads packages/*/*/src),
+// outside node_modules and hidden directories, that mentions the interface.
+// It returns a declaration per such file, in path order, and none when no
+// file declares any.
+func LoadSourceTree(dir string) ([]*Declaration, error) {
+	var decls []*Declaration
+	err := filepath.WalkDir(dir, func(path string, e fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		name := e.Name()
+		if e.IsDir() {
+			if path != dir && (name == "node_modules" || strings.HasPrefix(name, ".")) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		rel, _ := filepath.Rel(dir, path)
+		inSrc := slices.Contains(strings.Split(filepath.ToSlash(filepath.Dir(rel)), "/"), "src")
+		if !inSrc || !(strings.HasSuffix(name, ".ts") || strings.HasSuffix(name, ".tsx")) {
+			return nil
+		}
+		data, err := readDeclarationFile(path)
+		if err != nil {
+			return err
+		}
+		if !bytes.Contains(data, []byte("interface SessionEventMap")) {
+			return nil
+		}
+		d, err := parseEventMap(data)
+		if errors.Is(err, errNoEventMap) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+		d.File = path
+		decls = append(decls, d)
+		return nil
+	})
+	return decls, err
 }

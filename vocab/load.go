@@ -49,14 +49,7 @@ const maxDeclarationFile = 64 << 20
 // TypeScript file declaring SessionEventMap members, or a plain list of
 // names.
 func Load(path string) (*Declaration, error) {
-	info, err := os.Stat(path)
-	if err != nil {
-		return nil, err
-	}
-	if info.Size() > maxDeclarationFile {
-		return nil, fmt.Errorf("%s: too large for a vocabulary file (%d bytes)", path, info.Size())
-	}
-	data, err := os.ReadFile(path)
+	data, err := readDeclarationFile(path)
 	if err != nil {
 		return nil, err
 	}
@@ -66,6 +59,18 @@ func Load(path string) (*Declaration, error) {
 	}
 	d.File = path
 	return d, nil
+}
+
+// readDeclarationFile reads a file of at most maxDeclarationFile bytes.
+func readDeclarationFile(path string) ([]byte, error) {
+	info, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if info.Size() > maxDeclarationFile {
+		return nil, fmt.Errorf("%s: too large for a vocabulary file (%d bytes)", path, info.Size())
+	}
+	return os.ReadFile(path)
 }
 
 // Parse reads a declaration from the content of a file (see Load).
