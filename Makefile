@@ -65,7 +65,7 @@ cover:
 
 ## man: write man pages for dshlog and its verbs into MANDIR
 man:
-	$(GO) run ./cmd/dshlog man $(MANDIR)
+	$(GO) run ./internal/mangen $(MANDIR)
 
 clean:
 	rm -rf $(BIN)

@@ -50,6 +50,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/spf13/cobra"
 )
@@ -97,6 +98,16 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	printError(s.err, err)
 	return ExitCode(err)
+}
+
+// CommandTree returns dshlog's whole command tree, as help shows it, for
+// tools that document it (internal/mangen writes the man pages from it);
+// its Long ends with the exit codes, which help shows in its usage
+// template. The commands are not meant to be run.
+func CommandTree() *cobra.Command {
+	root := newRootCommand(&streams{in: strings.NewReader(""), out: io.Discard, err: io.Discard})
+	root.Long += "\n" + exitCodeHelp
+	return root
 }
 
 // newRootCommand builds the whole command tree around s.
