@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"time"
 
 	"github.com/dshlog/dshlog/codec/v4"
 	"github.com/dshlog/dshlog/fold"
@@ -247,6 +248,9 @@ func (l *Loop) runStep(ctx context.Context, turn Turn, number, step int64) (step
 				return stepOutcome{}, err
 			}
 			if r.finish.Code == "RATE_LIMIT" && attempt < maxRetries {
+				if !l.waitToRetry(ctx, *r.finish, attempt+1) {
+					return stepOutcome{end: obj("kind", str("aborted"), "reason", obj("kind", str("user")))}, nil
+				}
 				continue // a retry re-runs the attempt in the same step
 			}
 			return stepOutcome{end: obj("kind", str("error"), "error", failureValue(*r.finish))}, nil
@@ -259,6 +263,28 @@ func (l *Loop) runStep(ctx context.Context, turn Turn, number, step int64) (step
 			return stepOutcome{end: completed}, nil
 		}
 		return stepOutcome{next: true}, l.runTools(turn, calls, number, step)
+	}
+}
+
+// waitToRetry waits as long as the model asks before retry number retry
+// after failure f (see Backoff), and reports false when the user cancels
+// meanwhile: the turn then ends aborted, as a cancel mid-stream ends it.
+func (l *Loop) waitToRetry(ctx context.Context, f Finish, retry int) bool {
+	b, ok := l.model.(Backoff)
+	if !ok {
+		return true
+	}
+	d := b.RetryDelay(f, retry)
+	if d <= 0 {
+		return true
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
 	}
 }
 

@@ -3,6 +3,7 @@ package agentloop
 import (
 	"context"
 	"sync"
+	"time"
 )
 
 // ChunkKind says what a model stream chunk carries.
@@ -38,6 +39,18 @@ type Finish struct {
 	Kind    string
 	Code    string
 	Message string
+	// RetryAfter is the wait a RATE_LIMIT answer asked for (its
+	// Retry-After), 0 when it named none. It is not logged.
+	RetryAfter time.Duration
+}
+
+// Backoff is implemented by a model whose RATE_LIMIT answers call for a
+// wait before the step's request is sent again, as a live server's do:
+// RetryDelay returns the wait before retry number retry (1, 2, …) after
+// the failure f. The loop waits for nothing with a model that does not
+// implement it, such as a script's.
+type Backoff interface {
+	RetryDelay(f Finish, retry int) time.Duration
 }
 
 // Model is a model client: Stream sends req and hands each chunk of the
@@ -63,6 +76,15 @@ func (r *Recorder) Stream(ctx context.Context, req Request, emit func(Chunk) err
 	r.requests = append(r.requests, req)
 	r.mu.Unlock()
 	return r.Model.Stream(ctx, req, emit)
+}
+
+// RetryDelay is the recorded model's RetryDelay (see Backoff), or no wait
+// when it has none.
+func (r *Recorder) RetryDelay(f Finish, retry int) time.Duration {
+	if b, ok := r.Model.(Backoff); ok {
+		return b.RetryDelay(f, retry)
+	}
+	return 0
 }
 
 // Requests returns the requests recorded so far.

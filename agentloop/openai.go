@@ -8,7 +8,9 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/dshlog/dshlog/jsonv"
 )
@@ -19,7 +21,7 @@ import (
 // server-sent events back as chunks. The request's messages and tools are
 // translated to the wire format; reasoning_content deltas become
 // reasoning, tool_calls deltas tool calls, a 429 answer a RATE_LIMIT
-// error finish.
+// error finish, retried after the wait its Retry-After asks for (Backoff).
 type OpenAIModel struct {
 	// Endpoint is the API base URL, e.g. https://api.deepseek.com.
 	Endpoint string
@@ -29,6 +31,26 @@ type OpenAIModel struct {
 	APIKey string
 	// Client is the HTTP client; nil means http.DefaultClient.
 	Client *http.Client
+	// RetryBase is the first wait after a RATE_LIMIT answer that names no
+	// Retry-After, doubled for each further retry; 0 means a second.
+	RetryBase time.Duration
+}
+
+// maxRetryWait bounds the wait before a retry, whatever a server asks.
+const maxRetryWait = time.Minute
+
+// RetryDelay is the wait before retry number retry after a RATE_LIMIT
+// answer: the Retry-After it named, at most a minute, or else RetryBase
+// doubled for each retry after the first.
+func (m *OpenAIModel) RetryDelay(f Finish, retry int) time.Duration {
+	if f.RetryAfter > 0 {
+		return min(f.RetryAfter, maxRetryWait)
+	}
+	base := m.RetryBase
+	if base <= 0 {
+		base = time.Second
+	}
+	return min(base<<min(max(retry-1, 0), 6), maxRetryWait)
 }
 
 // wireMessage is a chat-completions message.
@@ -163,7 +185,31 @@ func httpFailure(resp *http.Response) Finish {
 	if json.Unmarshal(data, &answer) == nil && answer.Error.Message != "" {
 		message = answer.Error.Message
 	}
-	return Finish{Kind: "error", Code: code, Message: message}
+	f := Finish{Kind: "error", Code: code, Message: message}
+	if code == "RATE_LIMIT" {
+		f.RetryAfter = retryAfter(resp.Header.Get("Retry-After"), time.Now())
+	}
+	return f
+}
+
+// retryAfter reads a Retry-After header, in seconds or as an HTTP date
+// (RFC 9110, 10.2.3), as the wait it asks for from now; 0 when it asks for
+// none or cannot be read.
+func retryAfter(header string, now time.Time) time.Duration {
+	header = strings.TrimSpace(header)
+	if header == "" {
+		return 0
+	}
+	if seconds, err := strconv.ParseInt(header, 10, 64); err == nil {
+		if seconds <= 0 {
+			return 0
+		}
+		return time.Duration(min(seconds, int64(maxRetryWait/time.Second))) * time.Second
+	}
+	if at, err := http.ParseTime(header); err == nil && at.After(now) {
+		return at.Sub(now)
+	}
+	return 0
 }
 
 // streamChunk is one chat-completions stream event.

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"sync"
 	"testing"
+	"time"
 )
 
 // sseServer is an OpenAI-compatible chat-completions server in the test
@@ -40,6 +41,7 @@ func (s *sseServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.replies = s.replies[1:]
 	s.mu.Unlock()
 	if reply.Error != nil {
+		w.Header().Set("Retry-After", "0") // no wait named: the client's own backoff applies
 		w.WriteHeader(http.StatusTooManyRequests)
 		fmt.Fprintf(w, `{"error":{"message":%q}}`, reply.Error.Message)
 		return
@@ -83,10 +85,18 @@ func (s *sseServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // cancellingModel is the user at the keyboard: it cancels a request once
-// the pieces of a cancelled reply have all arrived.
+// the pieces of a cancelled reply have all arrived. It forwards the inner
+// model's Backoff, counting the waits asked for.
 type cancellingModel struct {
 	inner   Model
 	replies []Reply
+	waits   []time.Duration
+}
+
+func (m *cancellingModel) RetryDelay(f Finish, retry int) time.Duration {
+	d := m.inner.(Backoff).RetryDelay(f, retry)
+	m.waits = append(m.waits, d)
+	return d
 }
 
 func (m *cancellingModel) Stream(ctx context.Context, req Request, emit func(Chunk) error) error {
@@ -121,7 +131,7 @@ func TestOpenAIModelEndToEnd(t *testing.T) {
 			server := &sseServer{t: t, replies: replies}
 			ts := httptest.NewServer(server)
 			defer ts.Close()
-			model := &cancellingModel{inner: &OpenAIModel{Endpoint: ts.URL + "/v1", Model: "wire-model", APIKey: "test-key", Client: ts.Client()}, replies: replies}
+			model := &cancellingModel{inner: &OpenAIModel{Endpoint: ts.URL + "/v1", Model: "wire-model", APIKey: "test-key", Client: ts.Client(), RetryBase: time.Millisecond}, replies: replies}
 			var out bytes.Buffer
 			run, err := RunScript(context.Background(), script, model, &out)
 			if err != nil {
@@ -136,6 +146,15 @@ func TestOpenAIModelEndToEnd(t *testing.T) {
 			}
 			if err := CheckRequests(path, run.Requests); err != nil {
 				t.Error(err)
+			}
+			limited := 0
+			for _, r := range replies {
+				if r.Error != nil {
+					limited++
+				}
+			}
+			if len(model.waits) != limited || limited > 0 && model.waits[0] != time.Millisecond {
+				t.Errorf("the loop waited %v before retrying %d RATE_LIMIT answers, want RetryBase before each", model.waits, limited)
 			}
 			if len(server.bodies) != len(run.Requests) {
 				t.Fatalf("the server got %d requests, the loop sent %d", len(server.bodies), len(run.Requests))

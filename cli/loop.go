@@ -68,8 +68,10 @@ chat-completions server (DeepSeek's API is one); the API key is read from
 the environment variable --api-key-env names (DSHLOG_API_KEY). The script's
 users, compactions and crash then still apply; its replies do not, and the
 request header names provider "openai-compatible" and the --model. A
-RATE_LIMIT answer (HTTP 429) is retried at once, up to 3 times. Ctrl-C is
-the user's cancel: the stream in progress is kept as an interrupted
+RATE_LIMIT answer (HTTP 429) is retried up to 3 times, each after the wait
+its Retry-After names (at most a minute), or else after 1, 2 and 4 seconds;
+a script's model is retried at once. Ctrl-C is the user's cancel (during
+such a wait too): the stream in progress is kept as an interrupted
 message, its turn ends aborted, and the log written so far is published.`,
 		Example: `  dshlog loop --list
   dshlog loop --scenario four-turn -o four-turn.v4.jsonl --verify
