@@ -101,19 +101,9 @@ func run(dshlog, grep, dir, template, rare, phrase, absent string, size, file in
 // writeStore lays out a dsh store: large generated sessions until it holds
 // about size bytes, and one copy of the rare session.
 func writeStore(template, rare, root string, size, file int64) (int, int64, error) {
-	var total int64
-	files := 0
-	for total < size {
-		dir := filepath.Join(root, "--project--", fmt.Sprintf("large-%03d", files))
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return 0, 0, err
-		}
-		n, err := gen.WriteFile(template, filepath.Join(dir, "session.v4.jsonl"), min(file, size-total))
-		if err != nil {
-			return 0, 0, err
-		}
-		total += n
-		files++
+	files, total, err := gen.LargeStore(template, root, size, file)
+	if err != nil {
+		return 0, 0, err
 	}
 	data, err := os.ReadFile(rare)
 	if err != nil {

@@ -57,7 +57,7 @@ func run(dshlog, dir, template string, small int, large, file int64, runs, jobs 
 	if err != nil {
 		return err
 	}
-	largeFiles, largeBytes, err := writeLarge(template, largeTree, large, file)
+	largeFiles, largeBytes, err := gen.LargeStore(template, largeTree, large, file)
 	if err != nil {
 		return err
 	}
@@ -114,24 +114,4 @@ func writeSmall(template, root string, n int) (int64, error) {
 		}
 	}
 	return int64(len(data)) * int64(n), nil
-}
-
-// writeLarge generates sessions of about file bytes each until the tree
-// holds about size bytes.
-func writeLarge(template, root string, size, file int64) (int, int64, error) {
-	var total int64
-	files := 0
-	for total < size {
-		dir := filepath.Join(root, "--project--", fmt.Sprintf("large-%03d", files))
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return 0, 0, err
-		}
-		n, err := gen.WriteFile(template, filepath.Join(dir, "session.v4.jsonl"), min(file, size-total))
-		if err != nil {
-			return 0, 0, err
-		}
-		total += n
-		files++
-	}
-	return files, total, nil
 }

@@ -321,3 +321,22 @@ func Store(root string, templates []string, n int) (int64, error) {
 	}
 	return total, nil
 }
+
+// LargeStore writes sessions repeating the v4 template to about file bytes
+// each, as <root>/--project--/large-NNN/session.v4.jsonl, until they hold
+// about size bytes, and returns how many files and bytes it wrote.
+func LargeStore(template, root string, size, file int64) (files int, total int64, err error) {
+	for total < size {
+		dir := filepath.Join(root, "--project--", fmt.Sprintf("large-%03d", files))
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return files, total, err
+		}
+		n, err := WriteFile(template, filepath.Join(dir, "session.v4.jsonl"), min(file, size-total))
+		if err != nil {
+			return files, total, err
+		}
+		total += n
+		files++
+	}
+	return files, total, nil
+}

@@ -153,3 +153,25 @@ func TestEveryTemplateRepeatsIntoAnAcceptedSession(t *testing.T) {
 		})
 	}
 }
+
+// TestLargeStore fills a tree with sessions of about the size asked until
+// it holds about the total asked, and counts what it wrote.
+func TestLargeStore(t *testing.T) {
+	root := t.TempDir()
+	files, total, err := LargeStore("../../testdata/corpus/restored/fs-write/session.v4.jsonl", root, 200<<10, 64<<10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	paths, _ := filepath.Glob(filepath.Join(root, "--project--", "large-*", "session.v4.jsonl"))
+	var sum int64
+	for _, p := range paths {
+		info, err := os.Stat(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sum += info.Size()
+	}
+	if files != len(paths) || files < 3 || total != sum || total < 200<<10 {
+		t.Fatalf("%d files of %d bytes reported, %d files of %d bytes written; want at least 3 and 200 KiB", files, total, len(paths), sum)
+	}
+}
