@@ -172,33 +172,27 @@ func (j *judge) codecFinding(code string, err error, seq int64) error {
 		return err
 	}
 	f := Finding{Code: code, Severity: Error, Seq: -1, Message: refusal.Text()}
+	var located *jsonl.Error
+	atRow := errors.As(err, &located) && located.Line > 0
 	var unknown *v4.UnknownTypeError
-	if errors.As(err, &unknown) {
+	isUnknown := errors.As(err, &unknown)
+	if isUnknown {
 		f.Code = CodeUnknownEventType
 		f.Message = fmt.Sprintf("event type %s is unknown to dsh %s, which refuses the log (%s)",
 			jsform.Quote(unknown.Type), j.vocab.Build().Name, refusal.Text())
 		f.Hint, _ = j.vocab.Hint(unknown.Type)
-		var located *jsonl.Error
-		switch {
-		case j.rowPerEvent:
-			f.Seq, f.Line = unknown.Seq, int(unknown.Seq)+2
-		case errors.As(err, &located) && located.Line > 0:
-			f.Seq, f.Line = unknown.Seq, located.Line
-		}
-		j.report(f)
-		j.loading = false
-		return nil
+		seq = unknown.Seq
 	}
-	var located *jsonl.Error
-	atRow := errors.As(err, &located) && located.Line > 0
 	switch {
-	case j.rowPerEvent && (atRow || code == CodeCodecDroppedRows):
+	case j.rowPerEvent && (atRow || isUnknown || code == CodeCodecDroppedRows):
 		f.Seq, f.Line = seq, int(seq)+2
+	case atRow && isUnknown:
+		f.Seq, f.Line = seq, located.Line
 	case atRow:
 		f.Line = located.Line
 	}
 	var row *migrate.RowError
-	if f.Seq < 0 && errors.As(err, &row) {
+	if f.Seq < 0 && !isUnknown && errors.As(err, &row) {
 		f.Seq = row.Seq
 	}
 	j.report(f)
